@@ -1,0 +1,76 @@
+/**
+ * The one place that loads dynalite's internals. dynalite is CommonJS and its package has no
+ * `exports` map, so its modules are required by path; every module gets the same instance through
+ * Node's require cache.
+ */
+import { createRequire } from 'node:module';
+import type * as DynaliteDb from 'dynalite/db/index.js';
+import type * as DynaliteValidations from 'dynalite/validations/index.js';
+
+export type {
+  Action,
+  AttributeValue,
+  BatchOperation,
+  Callback,
+  DynaliteError,
+  Item,
+  OperationValidation,
+  Store,
+  StoreOptions,
+  SubDb,
+  TableDescription,
+} from 'dynalite/db/index.js';
+
+const requireDynalite = createRequire(import.meta.url);
+
+/** `dynalite/db`: the LevelDB store factory plus key, condition, size and index helpers. */
+export const db = requireDynalite('dynalite/db/index.js') as typeof DynaliteDb;
+
+/** `dynalite/validations`: request type coercion and constraint checking. */
+export const validations = requireDynalite('dynalite/validations/index.js') as typeof DynaliteValidations;
+
+/** The operations dynalite implements itself (its `validOperations`), each with action + validation. */
+export const DYNALITE_OPERATIONS = [
+  'BatchGetItem', 'BatchWriteItem', 'CreateTable', 'DeleteItem', 'DeleteTable', 'DescribeTable',
+  'DescribeTimeToLive', 'GetItem', 'ListTables', 'ListTagsOfResource', 'PutItem', 'Query', 'Scan',
+  'TagResource', 'UntagResource', 'UpdateItem', 'UpdateTable',
+] as const;
+
+export type DynaliteOperation = (typeof DYNALITE_OPERATIONS)[number];
+
+export function loadAction(operation: DynaliteOperation): DynaliteDb.Action {
+  return requireDynalite(`dynalite/actions/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.Action;
+}
+
+export function loadValidation(operation: DynaliteOperation): DynaliteDb.OperationValidation {
+  return requireDynalite(`dynalite/validations/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.OperationValidation;
+}
+
+/* Promise forms of dynalite's callback APIs. */
+
+/** Runs a dynalite action (`actions/<op>.js`) against `store`. */
+export function runAction(action: DynaliteDb.Action, store: DynaliteDb.Store, data: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    action(store, data, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+/**
+ * The table's description. Rejects with dynalite's ResourceNotFoundException when the table does
+ * not exist or, with `requireUsable`, while it is CREATING or DELETING (as item operations do).
+ */
+export function getTable(store: DynaliteDb.Store, name: string, requireUsable = true): Promise<DynaliteDb.TableDescription> {
+  return new Promise((resolve, reject) => {
+    store.getTable(name, requireUsable, (err, table) => (err ? reject(err) : resolve(table as DynaliteDb.TableDescription)));
+  });
+}
+
+/** The stored item under dynalite's key string (`db.createKey`), or undefined. */
+export function readItem(store: DynaliteDb.Store, tableName: string, key: string): Promise<DynaliteDb.Item | undefined> {
+  return new Promise((resolve, reject) => {
+    store.getItemDb(tableName).get(key, (err, item) => {
+      if (err && err.name !== 'NotFoundError') reject(err);
+      else resolve(item ?? undefined);
+    });
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * The embedded DynamoDB-compatible engine, served over HTTP like DynamoDB Local.
+ *
+ *   const engine = await startEngine();            // in memory, free loopback port
+ *   new DynamoDBClient({ endpoint: engine.endpoint, region: 'us-east-1', credentials: ... });
+ *   engine.wire.count('Query');                     // requests that reached the engine
+ *   engine.faults.inject('Query', () => errorResponse('ThrottlingException'));
+ *   await engine.close();
+ *
+ * The operations and their semantics are engine.ts's; this module is the HTTP transport, the wire
+ * log and the fault hook. Each POST is one DynamoDB request: the `X-Amz-Target` header names the
+ * operation, the body is its JSON. Signatures are not checked (any credentials work), but a request
+ * must be signed (carry an Authorization header), as Amazon requires.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
+import { Engine } from './engine';
+import { CORAL_SERVICE, errorTypeOf, type EngineResponse } from './errors';
+import { WireRecorder, type WireLog } from './wire';
+
+export type { EngineResponse } from './errors';
+export { errorResponse } from './errors';
+export type { WireListener, WireLog, WireRequest } from './wire';
+
+export interface EngineOptions {
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 (the default) picks a free one. */
+  port?: number;
+  /** LevelDB directory, kept across restarts; in memory when absent. */
+  path?: string;
+}
+
+export interface EmbeddedEngine {
+  /** e.g. http://127.0.0.1:PORT */
+  endpoint: string;
+  port: number;
+  wire: WireLog;
+  faults: Faults;
+  /** Stops accepting requests, finishes those admitted, closes the HTTP server and LevelDB. */
+  close(): Promise<void>;
+}
+
+/** A request offered to a fault before the engine sees it. */
+export interface FaultRequest {
+  seq: number;
+  operation: string;
+  /** The request body (parsed JSON); do not modify, pass a changed copy to `forward`. */
+  body: any;
+  /** Lets the engine answer (this `body`, or a changed one) and returns its answer, e.g. to trim it. */
+  forward(body?: unknown): Promise<EngineResponse>;
+}
+
+/**
+ * Answers a request instead of the engine, or returns undefined to let it through. Examples:
+ * `() => errorResponse('ThrottlingException')`, a BatchGetItem answer with UnprocessedKeys, a
+ * Query page cut short: `async (req) => { const res = await req.forward({ ...req.body, Limit: 1 }); return res; }`.
+ */
+export type Fault = (request: FaultRequest) => EngineResponse | undefined | Promise<EngineResponse | undefined>;
+
+export interface Faults {
+  /**
+   * Offers every request for `operation` ('*' for all) to `fault` until the returned function is
+   * called. The latest injected fault is asked first; the first answer wins.
+   */
+  inject(operation: string, fault: Fault): () => void;
+  /** Removes every fault. */
+  clear(): void;
+}
+
+/** Requests larger than this are refused with HTTP 413 (dynalite's limit). */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
+
+export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEngine> {
+  const engine = Engine.open(opts.path === undefined ? {} : { path: opts.path });
+  const wire = new WireRecorder();
+  const faults = new FaultRegistry();
+  const server = createServer((req, res) => {
+    serveRequest(req, res, engine, wire, faults).catch((err: unknown) => {
+      console.error('[engine] request failed:', err);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+
+  try {
+    await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    endpoint: `http://${urlHost}:${port}`,
+    port,
+    wire,
+    faults,
+    close: () => (closing ??= closeAll(server, engine)),
+  };
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * HTTP
+ * --------------------------------------------------------------------------------------------- */
+
+async function serveRequest(req: IncomingMessage, res: ServerResponse, engine: Engine, wire: WireRecorder, faults: FaultRegistry): Promise<void> {
+  const raw = await readBody(req);
+  if (raw === undefined) {
+    res.writeHead(413, { 'Content-Length': 0 }).end();
+    return;
+  }
+  if (req.method === 'GET') {
+    // DynamoDB's health check answer (load balancers, DynamoDB Local clients).
+    const text = 'healthy: dynamodb.us-east-1.amazonaws.com ';
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) }).end(text);
+    return;
+  }
+
+  const seq = wire.nextSeq();
+  const startedAt = performance.now();
+  const operation = TARGET_PATTERN.exec(String(req.headers['x-amz-target'] ?? ''))?.[1] ?? '';
+  let body: unknown;
+  let response: EngineResponse;
+  try {
+    body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+    response = await answer(req, operation, body, seq, engine, faults);
+  } catch (err) {
+    response = err instanceof SyntaxError
+      ? { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } }
+      : (console.error(err), { status: 500, body: { __type: `${CORAL_SERVICE}InternalFailure`, message: String(err) } });
+  }
+
+  sendJson(req, res, response);
+  const errorType = response.status >= 400 ? errorTypeOf(response.body) : undefined;
+  wire.record({
+    seq,
+    operation,
+    body,
+    startedAt,
+    endedAt: performance.now(),
+    status: response.status,
+    ...(errorType === undefined ? {} : { errorType }),
+  });
+}
+
+async function answer(req: IncomingMessage, operation: string, body: unknown, seq: number, engine: Engine, faults: FaultRegistry): Promise<EngineResponse> {
+  if (req.method !== 'POST' || !operation) {
+    return { status: 400, body: { __type: `${CORAL_SERVICE}UnknownOperationException` } };
+  }
+  if (!req.headers.authorization && !new URL(req.url ?? '/', 'http://engine').searchParams.has('X-Amz-Algorithm')) {
+    return { status: 400, body: { __type: `${CORAL_SERVICE}MissingAuthenticationTokenException`, message: 'Request is missing Authentication Token' } };
+  }
+  const forward = (forwarded: unknown = body) => engine.handle(operation, forwarded);
+  return (await faults.answer({ seq, operation, body, forward })) ?? forward();
+}
+
+function sendJson(req: IncomingMessage, res: ServerResponse, response: EngineResponse): void {
+  const text = JSON.stringify(response.body ?? {});
+  const contentType = req.headers['content-type']?.split(';')[0]?.trim() === 'application/x-amz-json-1.0' ? 'application/x-amz-json-1.0' : 'application/json';
+  res.writeHead(response.status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'x-amzn-RequestId': randomBytes(39).toString('base64').toUpperCase().replace(/[+/]/g, '0'),
+    'x-amz-crc32': String(crc32(text)),
+  });
+  res.end(text);
+}
+
+/** The whole body, or undefined when it exceeds MAX_REQUEST_BYTES. */
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk as Buffer); // past it: drain, keep nothing
+  }
+  return size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Stops new connections, lets the engine finish what it admitted (idle keep-alive connections are
+ * dropped at once, busy ones once answered), then closes LevelDB.
+ */
+async function closeAll(server: Server, engine: Engine): Promise<void> {
+  const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await engine.close();
+  server.closeAllConnections();
+  await serverClosed;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Faults
+ * --------------------------------------------------------------------------------------------- */
+
+class FaultRegistry implements Faults {
+  private injected: { operation: string; fault: Fault }[] = [];
+
+  inject(operation: string, fault: Fault): () => void {
+    const entry = { operation, fault };
+    this.injected.push(entry);
+    return () => {
+      this.injected = this.injected.filter((e) => e !== entry);
+    };
+  }
+
+  clear(): void {
+    this.injected = [];
+  }
+
+  async answer(request: FaultRequest): Promise<EngineResponse | undefined> {
+    const candidates = this.injected.filter((e) => e.operation === '*' || e.operation === request.operation).reverse();
+    for (const { fault } of candidates) {
+      const response = await fault(request);
+      if (response !== undefined) return response;
+    }
+    return undefined;
+  }
+}

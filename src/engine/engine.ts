@@ -1,0 +1,202 @@
+/**
+ * The engine: dynalite's store and operations, run in-process, extended with the DynamoDB
+ * operations dynalite lacks, behind one readers-writer lock.
+ *
+ * How it hooks into dynalite (4.0.0), and nowhere else:
+ * - Store: `dynalite/db`'s `create()` builds dynalite's LevelDB store (on disk with `path`,
+ *   in memory without). dynalite's own HTTP server (`dynalite()`) is not used, because it keeps
+ *   its store private; the engine needs that store for transactions.
+ * - Routing: `handle(operation, body)` looks the operation up in one table. dynalite's 17
+ *   operations run exactly as dynalite's HTTP handler runs them: `validations.checkTypes`, then
+ *   `validations.checkValidations` with `validations/<op>.js`, then `actions/<op>.js`. The
+ *   extensions (TransactWriteItems, TransactGetItems, UpdateTimeToLive, and DescribeTimeToLive,
+ *   which replaces dynalite's always-DISABLED one) are handlers in transactions.ts and ttl.ts.
+ * - Reuse: transactions run dynalite's own PutItem/UpdateItem/DeleteItem/GetItem actions (so
+ *   condition, update-expression, size and GSI logic are dynalite's), see transactions.ts.
+ *
+ * Isolation: every operation runs under a FIFO readers-writer lock. Reads (GetItem, Query, Scan,
+ * BatchGetItem, TransactGetItems, Describe*, List*) share it; every write (single-item writes,
+ * BatchWriteItem, TransactWriteItems, table and TTL changes) holds it exclusively. So a reader
+ * sees either none or all of a write, and writes are serialised: a transaction's conditions are
+ * checked and its writes applied with nobody else in between. One process, one lock: correct for
+ * any number of client processes talking to this engine over HTTP.
+ *
+ * Atomicity on disk: a transaction's item and index writes go to LevelDB as one `batch` (see
+ * transactions.ts). dynalite's single-item writes remain dynalite's (index write, then item write,
+ * not one batch); the lock hides that from readers, but a crash between the two can leave an index
+ * entry without its item, as with plain dynalite.
+ */
+import {
+  DYNALITE_OPERATIONS,
+  db,
+  getTable,
+  loadAction,
+  loadValidation,
+  readItem,
+  runAction,
+  validations,
+  type DynaliteOperation,
+  type Item,
+  type OperationValidation,
+  type Store,
+  type StoreOptions,
+} from './dynalite-internals';
+import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
+import { ReadWriteLock } from './rw-lock';
+import { createTransactionHandlers } from './transactions';
+import { createTimeToLiveHandlers, forgetTimeToLive } from './ttl';
+
+/** One operation: checks the request (no data access, no lock), then runs with the lock held. */
+export interface OperationHandler {
+  /** true: holds the lock alone (writes); false: shares it with other readers. */
+  exclusive: boolean;
+  /** Validates and normalises a private copy of the request; throws API errors. */
+  validate(body: Record<string, unknown>): unknown;
+  execute(data: any): Promise<unknown>;
+}
+
+export interface EngineOptions {
+  /** LevelDB directory; in memory when absent. */
+  path?: string;
+  /** How long a table stays CREATING / UPDATING / DELETING (dynalite's options), in ms. */
+  tableStatusDelayMs?: number;
+}
+
+/** Tables turn ACTIVE (or vanish) on the next timer tick: fast tests, and still the CREATING step clients must wait out. */
+const DEFAULT_TABLE_STATUS_DELAY_MS = 0;
+
+/** Operations that only read; everything else takes the lock exclusively. */
+const READ_OPERATIONS = new Set([
+  'GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems',
+  'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource',
+]);
+
+/** dynalite operations after which a dynalite timer still changes the table's status. */
+const TABLE_STATUS_OPERATIONS = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
+
+/** Single-item writes that accept Amazon's ReturnValuesOnConditionCheckFailure (dynalite ignores it). */
+const SINGLE_ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+
+export class Engine {
+  private readonly lock = new ReadWriteLock();
+  private readonly handlers = new Map<string, OperationHandler>();
+  private lastTableStatusChangeAt = 0;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly store: Store,
+    private readonly tableStatusDelayMs: number,
+  ) {
+    for (const operation of DYNALITE_OPERATIONS) this.handlers.set(operation, this.dynaliteHandler(operation));
+    for (const [operation, handler] of Object.entries({
+      ...createTransactionHandlers(store),
+      ...createTimeToLiveHandlers(store),
+    })) {
+      this.handlers.set(operation, handler);
+    }
+  }
+
+  static open(options: EngineOptions = {}): Engine {
+    const delay = options.tableStatusDelayMs ?? DEFAULT_TABLE_STATUS_DELAY_MS;
+    const storeOptions: StoreOptions = { createTableMs: delay, updateTableMs: delay, deleteTableMs: delay };
+    if (options.path !== undefined) storeOptions.path = options.path;
+    return new Engine(db.create(storeOptions), delay);
+  }
+
+  /** Answers one DynamoDB API request (`operation` is the X-Amz-Target operation name). */
+  async handle(operation: string, body: unknown): Promise<EngineResponse> {
+    const handler = this.handlers.get(operation);
+    if (!handler) return { status: 400, body: { __type: `${CORAL_SERVICE}UnknownOperationException` } };
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } };
+    }
+    if (this.closing) return toErrorResponse(apiError(`${CORAL_SERVICE}ServiceUnavailable`, 'The engine is closed', {}, 503));
+    try {
+      // dynalite's validation prunes and rewrites the request in place: give it a copy.
+      const data = handler.validate(structuredClone(body) as Record<string, unknown>);
+      const result = await this.lock.with(handler.exclusive, () => handler.execute(data));
+      return { status: 200, body: result ?? {} };
+    } catch (err) {
+      return toErrorResponse(err);
+    }
+  }
+
+  /**
+   * Refuses new requests, waits for dynalite's pending table-status timers (so an on-disk table is
+   * never left CREATING) and for requests already admitted, then closes LevelDB. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const statusSettlesIn = this.lastTableStatusChangeAt + this.tableStatusDelayMs + 20 - Date.now();
+      if (statusSettlesIn > 0) await new Promise((resolve) => setTimeout(resolve, statusSettlesIn));
+      await this.lock.acquire(true); // waits for admitted requests; never released
+      await this.store.lifecycleManager.gracefulClose();
+    })();
+    return this.closing;
+  }
+
+  private dynaliteHandler(operation: DynaliteOperation): OperationHandler {
+    const action = loadAction(operation);
+    const validation = withReturnValuesOnConditionCheckFailure(operation, loadValidation(operation));
+    const handler: OperationHandler = {
+      exclusive: !READ_OPERATIONS.has(operation),
+      validate: (body) => {
+        const data = validations.checkTypes(body, validation.types);
+        validations.checkValidations(data, validation.types, validation.custom, this.store);
+        return data;
+      },
+      execute: async (data) => {
+        if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
+        return runAction(action, this.store, data);
+      },
+    };
+    if (operation === 'DeleteTable') return this.forgettingTimeToLive(handler);
+    if (SINGLE_ITEM_WRITES.has(operation)) return this.returningItemOnConditionFailure(handler);
+    // DescribeTimeToLive is replaced by ttl.ts's handler, registered after this one.
+    return handler;
+  }
+
+  /** DeleteTable also drops the table's TTL setting, so a new table of that name starts without. */
+  private forgettingTimeToLive(handler: OperationHandler): OperationHandler {
+    return {
+      ...handler,
+      execute: async (data: { TableName: string }) => {
+        const result = await handler.execute(data);
+        await forgetTimeToLive(this.store, data.TableName);
+        return result;
+      },
+    };
+  }
+
+  /**
+   * Amazon's ReturnValuesOnConditionCheckFailure=ALL_OLD on PutItem/UpdateItem/DeleteItem: the
+   * ConditionalCheckFailedException carries the item. The item is read while the exclusive lock is
+   * still held, so it is the item the condition was evaluated against.
+   */
+  private returningItemOnConditionFailure(handler: OperationHandler): OperationHandler {
+    return {
+      ...handler,
+      execute: async (data: { TableName: string; Key?: Item; Item?: Item; ReturnValuesOnConditionCheckFailure?: string }) => {
+        try {
+          return await handler.execute(data);
+        } catch (err) {
+          if (data.ReturnValuesOnConditionCheckFailure !== 'ALL_OLD' || !isApiError(err)) throw err;
+          if (!err.body.__type.endsWith('#ConditionalCheckFailedException')) throw err;
+          const table = await getTable(this.store, data.TableName);
+          const key = db.createKey((data.Item ?? data.Key) as Item, table);
+          const current = await readItem(this.store, data.TableName, key);
+          if (current) err.body.Item = current;
+          throw err;
+        }
+      },
+    };
+  }
+}
+
+function withReturnValuesOnConditionCheckFailure(operation: DynaliteOperation, validation: OperationValidation): OperationValidation {
+  if (!SINGLE_ITEM_WRITES.has(operation)) return validation;
+  return {
+    ...validation,
+    types: { ...validation.types, ReturnValuesOnConditionCheckFailure: { type: 'String', enum: ['ALL_OLD', 'NONE'] } },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Address: items in the customer's collection, sorting right above the profile.
+ *
+ * | pattern           | index | key condition                                              |
+ * | ----------------- | ----- | ---------------------------------------------------------- |
+ * | (customer screen) | table | PK = CUSTOMER#<id>, begins_with(SK, PROFILE), see collection.ts |
+ *
+ * Key: PK = CUSTOMER#<customerId>, SK = PROFILE#ADDRESS#<label>. The label is the address's name
+ * within the customer ("home", "work") and its identity: putting a label again replaces it.
+ * At most `MAX_ADDRESSES` per customer, because every address rides in the customer screen's one
+ * bounded read; the bound is a condition on the profile's `addressLabels` set.
+ */
+import type { Item, Table } from '../dynamo/table';
+import { conflict } from './errors';
+import { checkKeyPart, checkText, SEP, str } from './keys';
+import { checkCustomerId, customerKeys, customerNotFound, PROFILE_SK } from './customer';
+import { cancellationReasons, failedCondition } from './transactions';
+
+export const MAX_ADDRESSES = 10;
+export const ADDRESS_PREFIX = `${PROFILE_SK}${SEP}ADDRESS${SEP}`;
+const LABEL_MAX = 40;
+
+export const addressKeys = {
+  key: (customerId: string, label: string) => ({ PK: customerKeys.pk(customerId), SK: `${ADDRESS_PREFIX}${label}` }),
+};
+
+// ---- codec ---------------------------------------------------------------------------------
+
+export function addressToItem(customerId: string, address: AddressRecord): Item {
+  return { ...addressKeys.key(customerId, address.label), type: 'ADDRESS', customerId, ...address };
+}
+
+export function addressFromItem(item: Item) {
+  return {
+    label: str(item, 'label'),
+    street: str(item, 'street'),
+    city: str(item, 'city'),
+    postalCode: str(item, 'postalCode'),
+    country: str(item, 'country'),
+  };
+}
+export type AddressRecord = ReturnType<typeof addressFromItem>;
+
+export function isAddressItem(item: Item): boolean {
+  return typeof item.SK === 'string' && item.SK.startsWith(ADDRESS_PREFIX);
+}
+
+// ---- validation ----------------------------------------------------------------------------
+
+export function checkLabel(value: string, field = 'label'): string {
+  return checkKeyPart(value, field, LABEL_MAX);
+}
+
+export function checkAddress(input: AddressRecord): AddressRecord {
+  return {
+    label: checkLabel(input.label, 'input.label'),
+    street: checkText(input.street, 'input.street', 200),
+    city: checkText(input.city, 'input.city', 100),
+    postalCode: checkText(input.postalCode, 'input.postalCode', 20),
+    country: checkText(input.country, 'input.country', 60),
+  };
+}
+
+// ---- writes --------------------------------------------------------------------------------
+
+const PUT_ATTEMPTS = 5;
+
+/**
+ * putAddress: adds or replaces the address with this label, in one transaction with the profile's
+ * label set. NOT_FOUND for a missing customer, CONFLICT when a new label would pass the bound.
+ * A new label costs one request, a replaced one two.
+ */
+export async function putAddress(table: Table, customerId: string, input: AddressRecord): Promise<AddressRecord> {
+  const id = checkCustomerId(customerId, 'customerId');
+  const address = checkAddress(input);
+  for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+    const profile = await addLabel(table, id, address);
+    if (profile === 'added') return address;
+    if (profile === undefined) throw customerNotFound(id);
+    if (!labelsOf(profile).has(address.label)) {
+      if (labelsOf(profile).size >= MAX_ADDRESSES) {
+        throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
+      }
+      continue; // the set changed between our two reads
+    }
+    if (await replaceAddress(table, id, address)) return address;
+  }
+  throw conflict(`the addresses of customer ${id} are being changed concurrently; try again`);
+}
+
+/** Adds a new label: 'added', or the profile as it stood when the condition failed (undefined: none). */
+async function addLabel(table: Table, customerId: string, address: AddressRecord): Promise<'added' | Item | undefined> {
+  try {
+    await table.transactWrite([
+      {
+        Update: {
+          Key: customerKeys.profile(customerId),
+          UpdateExpression: 'ADD addressLabels :labels',
+          ConditionExpression: 'attribute_exists(PK) AND NOT contains(addressLabels, :label) AND (attribute_not_exists(addressLabels) OR size(addressLabels) < :max)',
+          ExpressionAttributeValues: { ':labels': new Set([address.label]), ':label': address.label, ':max': MAX_ADDRESSES },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      { Put: { Item: addressToItem(customerId, address) } },
+    ]);
+    return 'added';
+  } catch (error) {
+    const reason = cancellationReasons(error)?.[0];
+    if (!failedCondition(reason)) throw error;
+    return reason?.Item;
+  }
+}
+
+/** Replaces an address whose label the profile holds; false when the label vanished meanwhile. */
+async function replaceAddress(table: Table, customerId: string, address: AddressRecord): Promise<boolean> {
+  try {
+    await table.transactWrite([
+      {
+        ConditionCheck: {
+          Key: customerKeys.profile(customerId),
+          ConditionExpression: 'contains(addressLabels, :label)',
+          ExpressionAttributeValues: { ':label': address.label },
+        },
+      },
+      { Put: { Item: addressToItem(customerId, address) } },
+    ]);
+    return true;
+  } catch (error) {
+    if (failedCondition(cancellationReasons(error)?.[0])) return false;
+    throw error;
+  }
+}
+
+/**
+ * removeAddress: true when the address existed and is gone, false when the customer has no such
+ * label. NOT_FOUND for a missing customer. One request.
+ */
+export async function removeAddress(table: Table, customerId: string, label: string): Promise<boolean> {
+  const id = checkCustomerId(customerId, 'customerId');
+  const checkedLabel = checkLabel(label);
+  try {
+    await table.transactWrite([
+      {
+        Update: {
+          Key: customerKeys.profile(id),
+          UpdateExpression: 'DELETE addressLabels :labels',
+          ConditionExpression: 'attribute_exists(PK) AND contains(addressLabels, :label)',
+          ExpressionAttributeValues: { ':labels': new Set([checkedLabel]), ':label': checkedLabel },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      { Delete: { Key: addressKeys.key(id, checkedLabel) } },
+    ]);
+    return true;
+  } catch (error) {
+    const reason = cancellationReasons(error)?.[0];
+    if (!failedCondition(reason)) throw error;
+    if (!reason?.Item) throw customerNotFound(id);
+    return false;
+  }
+}
+
+function labelsOf(profile: Item): Set<string> {
+  const labels = profile.addressLabels;
+  return labels instanceof Set ? (labels as Set<string>) : new Set();
+}

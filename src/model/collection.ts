@@ -1,0 +1,251 @@
+/**
+ * The customer's item collection, read as whole screens.
+ *
+ * | pattern                | index | key condition (PK = CUSTOMER#<id>)                 | order   | Limit            |
+ * | ---------------------- | ----- | -------------------------------------------------- | ------- | ---------------- |
+ * | customerScreen         | table | (none): addresses, profile, newest orders          | desc    | 1 + 10 + N + 1   |
+ * | customerProfileOrders  | table | SK <= PROFILE: profile, newest orders              | desc    | 1 + N + 1        |
+ * | customerHead           | table | begins_with(SK, PROFILE) or SK = PROFILE           | —       | —                |
+ * | customerOrderWindow    | table | begins_with(SK, ORDER#[YYYY-MM]) from a cursor     | desc    | N + 1            |
+ * | customerProfiles       | table | BatchGetItem of PK/SK = PROFILE, 100 keys a call   | —       | —                |
+ *
+ * A `CollectionNeed` says what an operation wants of one collection; `planCollection` turns the
+ * part of it not already known into the fewest Queries (one, when the wants are adjacent at the
+ * newest end; otherwise one per non-adjacent run, all sent in the same wave), and `absorb` splits
+ * the returned items by sort-key prefix into a `CollectionState`. Reads are bounded by `Limit`
+ * however many orders the customer has.
+ */
+import type { Item, Key, Table } from '../dynamo/table';
+import { addressFromItem, ADDRESS_PREFIX, MAX_ADDRESSES, type AddressRecord } from './address';
+import { customerFromItem, customerKeys, PROFILE_SK, type CustomerRecord } from './customer';
+import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
+import { badInput } from './errors';
+import { isSummarySk, ORDER_PREFIX, orderFromItem, orderKeys, type OrderRecord } from './order';
+
+/** What a GraphQL selection wants of `orders(first, after, month)`, as given. */
+export interface OrderWindowArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  month?: string | null | undefined;
+}
+
+/** A validated window: where the run starts (`month`, `start`) and how much of it is wanted. */
+export interface OrderWindow {
+  first: number;
+  month: string | undefined;
+  /** The key the page starts after (exclusive), from a cursor. */
+  start: Key | undefined;
+}
+
+export interface CollectionNeed {
+  profile: boolean;
+  addresses: boolean;
+  windows: OrderWindow[];
+}
+
+/** What is known of one customer's collection so far in a request. */
+export interface CollectionState {
+  /** undefined: not known yet. */
+  exists: boolean | undefined;
+  profile: CustomerRecord | undefined;
+  addresses: AddressRecord[] | undefined;
+  /** Orders read from the start of a run (see `runKey`), newest first; `complete` when the run ended. */
+  runs: Map<string, { orders: OrderRecord[]; complete: boolean }>;
+}
+
+export function emptyState(): CollectionState {
+  return { exists: undefined, profile: undefined, addresses: undefined, runs: new Map() };
+}
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/**
+ * Validates `orders(first, after, month)` of one customer: first 1..100, month YYYY-MM, and a
+ * cursor made for this customer's list (and month). Throws BAD_USER_INPUT before any request.
+ */
+export function checkOrderWindow(customerId: string, args: OrderWindowArgs): OrderWindow {
+  const first = checkFirst(args.first);
+  const month = args.month == null ? undefined : args.month;
+  if (month !== undefined && !MONTH.test(month)) throw badInput('month must be a month such as 2026-09', 'month');
+  const start = args.after == null ? undefined : decodeOrderCursor(customerId, month, args.after);
+  return { first, month, start };
+}
+
+function cursorScope(customerId: string, month: string | undefined): string {
+  return `orders:${customerId}:${month ?? '*'}`;
+}
+
+function decodeOrderCursor(customerId: string, month: string | undefined, cursor: string): Key {
+  const pk = customerKeys.pk(customerId);
+  const key = decodeCursor(cursor, cursorScope(customerId, month), (k) =>
+    Object.keys(k).length === 2 && k.PK === pk && typeof k.SK === 'string' && isSummarySk(k.SK) && k.SK.startsWith(orderKeys.summaryPrefix(month)));
+  return { PK: key.PK as string, SK: key.SK as string };
+}
+
+/** Runs are identified by where they start; windows of one run differ only in how far they reach. */
+function runKey(window: Pick<OrderWindow, 'month' | 'start'>): string {
+  return `${window.month ?? '*'}|${window.start?.SK ?? ''}`;
+}
+
+/** The run of a customer's newest orders, from the top of the collection. */
+export const NEWEST_RUN = runKey({ month: undefined, start: undefined });
+
+function isNewest(window: OrderWindow): boolean {
+  return window.month === undefined && window.start === undefined;
+}
+
+/** Merges the needs of one collection: the union of parts, the widest window of each run. */
+export function mergeNeeds(needs: readonly CollectionNeed[]): CollectionNeed {
+  const widest = new Map<string, OrderWindow>();
+  for (const window of needs.flatMap((need) => need.windows)) {
+    const known = widest.get(runKey(window));
+    if (!known || known.first < window.first) widest.set(runKey(window), window);
+  }
+  return {
+    profile: needs.some((need) => need.profile),
+    addresses: needs.some((need) => need.addresses),
+    windows: [...widest.values()],
+  };
+}
+
+/** The part of `need` that `state` cannot answer yet. Existence is always wanted. */
+export function missingPart(need: CollectionNeed, state: CollectionState): CollectionNeed {
+  if (state.exists === false) return { profile: false, addresses: false, windows: [] };
+  return {
+    profile: need.profile && state.profile === undefined,
+    addresses: need.addresses && state.addresses === undefined,
+    windows: need.windows.filter((window) => {
+      const run = state.runs.get(runKey(window));
+      return !run || (!run.complete && run.orders.length <= window.first);
+    }),
+  };
+}
+
+export function isSatisfied(need: CollectionNeed, state: CollectionState): boolean {
+  const missing = missingPart(need, state);
+  return state.exists !== undefined && !missing.profile && !missing.addresses && missing.windows.length === 0;
+}
+
+/** Whether the need is the profile alone, which a BatchGetItem across customers serves best. */
+export function isProfileOnly(need: CollectionNeed): boolean {
+  return !need.addresses && need.windows.length === 0;
+}
+
+/** One Query of a plan, and what its answer will tell. */
+export interface PlannedQuery {
+  pattern: 'customerScreen' | 'customerProfileOrders' | 'customerHead' | 'customerOrderWindow';
+  input: Parameters<Table['query']>[0];
+  limit: number | undefined;
+  /** The run whose orders this Query reads, if any. */
+  window: OrderWindow | undefined;
+  /** Whether the Query starts at the top of the collection, so a missing profile means no customer. */
+  readsTop: boolean;
+  /** Whether the Query reads every address (they sit at the top, above the profile). */
+  readsAddresses: boolean;
+}
+
+/**
+ * The Queries that answer `need` (already reduced to what is missing), all independent of each
+ * other so they go out in one wave. The head (profile, addresses) rides with the newest-orders
+ * window when there is one, since they are adjacent at the newest end of the collection.
+ */
+export function planCollection(customerId: string, need: CollectionNeed): PlannedQuery[] {
+  const pk = customerKeys.pk(customerId);
+  const plan: PlannedQuery[] = [];
+  const newest = need.windows.find(isNewest);
+  if (newest) {
+    if (need.addresses) {
+      const limit = 1 + MAX_ADDRESSES + newest.first + 1;
+      plan.push({
+        pattern: 'customerScreen',
+        input: { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: limit },
+        limit, window: newest, readsTop: true, readsAddresses: true,
+      });
+    } else {
+      const limit = 1 + newest.first + 1;
+      plan.push({
+        pattern: 'customerProfileOrders',
+        input: { KeyConditionExpression: 'PK = :pk AND SK <= :profile', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK }, ScanIndexForward: false, Limit: limit },
+        limit, window: newest, readsTop: true, readsAddresses: false,
+      });
+    }
+  } else if (need.profile || need.addresses) {
+    plan.push({
+      pattern: 'customerHead',
+      input: need.addresses
+        ? { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :profile)', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK } }
+        : { KeyConditionExpression: 'PK = :pk AND SK = :profile', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK } },
+      limit: undefined, window: undefined, readsTop: true, readsAddresses: need.addresses,
+    });
+  }
+  for (const window of need.windows.filter((w) => !isNewest(w))) {
+    const limit = window.first + 1;
+    plan.push({
+      pattern: 'customerOrderWindow',
+      input: {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': orderKeys.summaryPrefix(window.month) },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(window.start ? { ExclusiveStartKey: window.start } : {}),
+      },
+      limit, window, readsTop: false, readsAddresses: false,
+    });
+  }
+  return plan;
+}
+
+/**
+ * Sends one planned Query, following `LastEvaluatedKey` while a page stopped short of the
+ * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
+ */
+export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: Item[]; complete: boolean }> {
+  const items: Item[] = [];
+  let start = query.input.ExclusiveStartKey;
+  for (;;) {
+    const remaining = query.limit === undefined ? undefined : query.limit - items.length;
+    const page = await table.query({ ...query.input, ...(remaining === undefined ? {} : { Limit: remaining }), ...(start ? { ExclusiveStartKey: start } : {}) });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+    if (!start) return { items, complete: true };
+    if (query.limit !== undefined && items.length >= query.limit) return { items, complete: false };
+  }
+}
+
+/** Splits a planned Query's items by sort-key prefix into `state`. */
+export function absorb(state: CollectionState, query: PlannedQuery, items: readonly Item[], complete: boolean): void {
+  const profileItem = items.find((item) => item.SK === PROFILE_SK);
+  if (profileItem) {
+    state.profile = customerFromItem(profileItem);
+    state.exists = true;
+  } else if (query.readsTop) {
+    state.exists = false;
+  }
+  if (query.readsAddresses) {
+    state.addresses = items
+      .filter((item) => typeof item.SK === 'string' && item.SK.startsWith(ADDRESS_PREFIX))
+      .map(addressFromItem)
+      .sort((a, b) => a.label.localeCompare(b.label));
+  }
+  if (query.window) {
+    const orders = items.filter((item) => typeof item.SK === 'string' && item.SK.startsWith(ORDER_PREFIX)).map(orderFromItem);
+    if (orders.length > 0) state.exists = true;
+    state.runs.set(runKey(query.window), { orders, complete });
+  }
+}
+
+/** The page a window asks for, from what `state` holds (the caller made sure it holds enough). */
+export function pageOf(customerId: string, state: CollectionState, window: OrderWindow): OrderPage {
+  const run = state.runs.get(runKey(window)) ?? { orders: [], complete: true };
+  const orders = run.orders.slice(0, window.first);
+  return {
+    orders,
+    cursors: orders.map((order) => encodeCursor(cursorScope(customerId, window.month), orderKeys.summary(order))),
+    hasNextPage: run.orders.length > window.first,
+  };
+}
+
+/** The profile key of a customer, for the batched `customerProfiles` read. */
+export function profileKey(customerId: string): Key {
+  return customerKeys.profile(customerId);
+}

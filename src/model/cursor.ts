@@ -1,0 +1,53 @@
+/**
+ * Opaque page cursors. A cursor names a position (the key of the last item of a page) inside one
+ * scope (a customer's collection, a status index partition). Decoding checks both the shape of the
+ * key and that the scope is the one being paged, so a forged cursor or one taken from another
+ * collection is BAD_USER_INPUT and never reaches DynamoDB.
+ */
+import { badInput } from './errors';
+
+const VERSION = 1;
+
+export type CursorKey = Record<string, string>;
+
+export function encodeCursor(scope: string, key: CursorKey): string {
+  return Buffer.from(JSON.stringify([VERSION, scope, key]), 'utf8').toString('base64url');
+}
+
+/**
+ * The key a cursor carries, when it was made for `scope` and every key attribute is a string
+ * that `isValidKey` accepts; throws BAD_USER_INPUT otherwise.
+ */
+export function decodeCursor(cursor: string, scope: string, isValidKey: (key: CursorKey) => boolean, field = 'after'): CursorKey {
+  const invalid = () => badInput(`${field} is not a cursor of this list`, field);
+  if (cursor.length === 0 || cursor.length > 1024 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== VERSION || parsed[1] !== scope) throw invalid();
+  const key = parsed[2] as unknown;
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) throw invalid();
+  if (!Object.values(key).every((value) => typeof value === 'string')) throw invalid();
+  if (!isValidKey(key as CursorKey)) throw invalid();
+  return key as CursorKey;
+}
+
+export const FIRST_DEFAULT = 20;
+export const FIRST_MAX = 100;
+
+/** Validates a page size: 1..100, 20 when absent. Throws BAD_USER_INPUT. */
+export function checkFirst(value: number | null | undefined, field = 'first'): number {
+  const first = value ?? FIRST_DEFAULT;
+  if (!Number.isInteger(first) || first < 1 || first > FIRST_MAX) throw badInput(`${field} must be from 1 to ${FIRST_MAX}`, field);
+  return first;
+}
+
+/** A page of orders, newest first, with a cursor per order. */
+export interface OrderPage {
+  orders: import('./order').OrderRecord[];
+  cursors: string[];
+  hasNextPage: boolean;
+}

@@ -1,0 +1,255 @@
+/**
+ * Customer: the profile item and the item collection it heads.
+ *
+ * | pattern            | index | key condition                                   | order       |
+ * | ------------------ | ----- | ----------------------------------------------- | ----------- |
+ * | customerProfile    | table | PK = CUSTOMER#<id>, SK = PROFILE                | —           |
+ * | customerByEmail    | GSI1  | GSI1PK = EMAIL#<email lower-case>               | —           |
+ * | (collection reads) | table | PK = CUSTOMER#<id>, see `collection.ts`         | newest first|
+ *
+ * Key layout of the collection `CUSTOMER#<id>` (SK, ascending):
+ *   ORDER#<placedAt ISO>#<orderId>   order summaries (order.ts)
+ *   PROFILE                           this file
+ *   PROFILE#ADDRESS#<label>           addresses (address.ts)
+ * Profile and addresses sort above every order, so a descending Query meets them first, then the
+ * newest orders: a `Limit` bounds the customer screen however many orders exist.
+ *
+ * The profile carries `addressLabels` (a string set) so the address bound is enforced by a
+ * condition on one item. GSI1 on the profile: GSI1PK = EMAIL#<email lower-case>, GSI1SK =
+ * CUSTOMER#<id>. Email uniqueness is guarded by a separate item (email.ts) written in the same
+ * transaction.
+ */
+import type { Item, Table, TransactAction } from '../dynamo/table';
+import { GSI1 } from '../dynamo/definition';
+import { badInput, conflict, notFound } from './errors';
+import { checkId, checkText, newId, nowIso, SEP, str } from './keys';
+import { emailGuardItem, emailGuardKey } from './email';
+import { cancellationReasons, failedCondition, isConditionalCheckFailed } from './transactions';
+
+export const CUSTOMER_PREFIX = `CUSTOMER${SEP}`;
+export const PROFILE_SK = 'PROFILE';
+export const NAME_MAX = 200;
+export const EMAIL_MAX = 254;
+
+export const customerKeys = {
+  pk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
+  profile: (customerId: string) => ({ PK: customerKeys.pk(customerId), SK: PROFILE_SK }),
+  gsi1pk: (email: string) => `EMAIL${SEP}${email.toLowerCase()}`,
+  gsi1sk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
+  /** The customer id of a collection key, or undefined when the key is not a customer's. */
+  idOf: (pk: string): string | undefined => (pk.startsWith(CUSTOMER_PREFIX) ? pk.slice(CUSTOMER_PREFIX.length) : undefined),
+};
+
+// ---- codec ---------------------------------------------------------------------------------
+
+export function profileToItem(customer: CustomerRecord): Item {
+  return {
+    ...customerKeys.profile(customer.id),
+    GSI1PK: customerKeys.gsi1pk(customer.email),
+    GSI1SK: customerKeys.gsi1sk(customer.id),
+    type: 'CUSTOMER',
+    id: customer.id,
+    name: customer.name,
+    email: customer.email,
+    createdAt: customer.createdAt,
+  };
+}
+
+export function customerFromItem(item: Item) {
+  return {
+    id: str(item, 'id'),
+    name: str(item, 'name'),
+    email: str(item, 'email'),
+    createdAt: str(item, 'createdAt'),
+  };
+}
+/** A customer profile as the model hands it out; GraphQL resolvers receive this type. */
+export type CustomerRecord = ReturnType<typeof customerFromItem>;
+
+/**
+ * A customer as GraphQL resolvers receive it: the id, and the profile when it is already known.
+ * Field resolvers ask the request's collection loader for anything else.
+ */
+export interface CustomerRef {
+  id: string;
+  profile?: CustomerRecord | undefined;
+}
+
+export function isProfileItem(item: Item): boolean {
+  return item.SK === PROFILE_SK;
+}
+
+// ---- validation ----------------------------------------------------------------------------
+
+const EMAIL = /^[^\s@#]+@[^\s@#]+\.[^\s@#]+$/;
+
+export function checkName(value: string, field = 'input.name'): string {
+  return checkText(value, field, NAME_MAX);
+}
+
+/** Trims an email and checks its shape; `#` is refused because the email stands in keys. */
+export function checkEmail(value: string, field = 'input.email'): string {
+  const email = checkText(value, field, EMAIL_MAX);
+  if (!EMAIL.test(email)) throw badInput(`${field} must be an email address such as ana@example.com`, field);
+  return email;
+}
+
+export function checkCustomerId(value: string, field = 'id'): string {
+  return checkId(value, field);
+}
+
+// ---- access patterns -----------------------------------------------------------------------
+
+/** customerProfile: the profile alone, or undefined when there is no such customer. */
+export async function customerProfile(table: Table, customerId: string, consistent = false): Promise<CustomerRecord | undefined> {
+  const item = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
+  return item ? customerFromItem(item) : undefined;
+}
+
+/** customerByEmail: GSI1, case-insensitive; undefined when no customer has that email. */
+export async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
+  const { Items = [] } = await table.query({
+    IndexName: GSI1,
+    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+    ExpressionAttributeValues: { ':pk': customerKeys.gsi1pk(email), ':sk': CUSTOMER_PREFIX },
+    Limit: 1,
+  });
+  const item = Items[0];
+  return item ? customerFromItem(item) : undefined;
+}
+
+// ---- writes --------------------------------------------------------------------------------
+
+export interface CreateCustomerInput { name: string; email: string }
+export interface UpdateCustomerInput { name?: string | null | undefined; email?: string | null | undefined }
+
+/**
+ * createCustomer: profile and email guard in one transaction, one request. A taken email is
+ * CONFLICT and writes nothing. Returns what was written.
+ */
+export async function createCustomer(table: Table, input: CreateCustomerInput): Promise<CustomerRecord> {
+  const customer: CustomerRecord = {
+    id: newId(),
+    name: checkName(input.name),
+    email: checkEmail(input.email),
+    createdAt: nowIso(),
+  };
+  try {
+    await table.transactWrite([
+      { Put: { Item: profileToItem(customer), ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ]);
+  } catch (error) {
+    if (failedCondition(cancellationReasons(error)?.[1])) throw emailTaken(customer.email);
+    throw error;
+  }
+  return customer;
+}
+
+const UPDATE_ATTEMPTS = 5;
+
+/**
+ * updateCustomer: a name change is one conditional UpdateItem. An email change reads the profile,
+ * then moves the email guard and the GSI1 key in one transaction conditioned on the email it
+ * read; a concurrent change makes it read again (a few times at most). NOT_FOUND for a missing
+ * customer, CONFLICT for a taken email; nothing partial is written. Returns the stored result.
+ */
+export async function updateCustomer(table: Table, id: string, input: UpdateCustomerInput): Promise<CustomerRecord> {
+  const customerId = checkCustomerId(id);
+  const name = input.name == null ? undefined : checkName(input.name);
+  const email = input.email == null ? undefined : checkEmail(input.email);
+  if (email === undefined) {
+    if (name === undefined) return (await customerProfile(table, customerId, true)) ?? throwError(customerNotFound(customerId));
+    const updated = await setProfileFields(table, customerId, { name }, 'attribute_exists(PK)');
+    return updated ?? throwError(customerNotFound(customerId));
+  }
+
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const current = await customerProfile(table, customerId, true);
+    if (!current) throw customerNotFound(customerId);
+    if (email.toLowerCase() === current.email.toLowerCase()) {
+      // Only the display case changes: the guard and GSI1 key stay where they are.
+      const updated = await setProfileFields(table, customerId, { name, email }, 'GSI1PK = :gsi1pk', { ':gsi1pk': customerKeys.gsi1pk(email) });
+      if (updated) return updated;
+      continue;
+    }
+    const next: CustomerRecord = { ...current, name: name ?? current.name, email };
+    const actions: TransactAction[] = [
+      {
+        Update: {
+          Key: customerKeys.profile(customerId),
+          UpdateExpression: 'SET #name = :name, email = :email, GSI1PK = :gsi1pk',
+          ConditionExpression: 'email = :was',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': next.name, ':email': next.email, ':gsi1pk': customerKeys.gsi1pk(next.email), ':was': current.email },
+        },
+      },
+      {
+        Delete: {
+          Key: emailGuardKey(current.email),
+          ConditionExpression: 'customerId = :id',
+          ExpressionAttributeValues: { ':id': customerId },
+        },
+      },
+      { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ];
+    try {
+      await table.transactWrite(actions);
+      return next;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      if (failedCondition(reasons[2])) throw emailTaken(next.email);
+      // The profile or its guard changed since we read it: read again.
+    }
+  }
+  throw conflict(`customer ${customerId} is being changed concurrently; try again`);
+}
+
+/**
+ * One conditional UpdateItem of profile fields that live in no key. Returns the stored profile,
+ * or undefined when the condition failed (no such customer, or it changed under us).
+ */
+async function setProfileFields(
+  table: Table,
+  customerId: string,
+  fields: { name?: string | undefined; email?: string | undefined },
+  condition: string,
+  conditionValues: Record<string, unknown> = {},
+): Promise<CustomerRecord | undefined> {
+  const sets: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ...conditionValues };
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    sets.push(`#${field} = :${field}`);
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+  }
+  try {
+    const { Attributes } = await table.update({
+      Key: customerKeys.profile(customerId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
+    return customerFromItem(Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+function throwError(error: Error): never {
+  throw error;
+}
+
+export function customerNotFound(customerId: string) {
+  return notFound(`no customer with id ${customerId}`);
+}
+
+function emailTaken(email: string) {
+  return conflict(`the email ${email} is already taken`, 'input.email');
+}

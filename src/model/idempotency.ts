@@ -1,0 +1,71 @@
+/**
+ * Idempotency record: remembers which order an `idempotencyKey` produced, for a while.
+ *
+ * | pattern           | index | key                                              |
+ * | ----------------- | ----- | ------------------------------------------------ |
+ * | idempotencyRecord | table | PK = IDEMPOTENCY#<key>, SK = IDEMPOTENCY         |
+ *
+ * The only entity that carries the TTL attribute (`expiresAt`, epoch seconds). DynamoDB deletes
+ * expired items lazily (up to two days late), so an expired record is treated as absent: the
+ * write condition lets a new order overwrite it.
+ */
+import { createHash } from 'node:crypto';
+import type { Item } from '../dynamo/table';
+import { TTL_ATTRIBUTE } from '../dynamo/definition';
+import { checkKeyPart, SEP } from './keys';
+
+export const IDEMPOTENCY_PREFIX = `IDEMPOTENCY${SEP}`;
+export const IDEMPOTENCY_SK = 'IDEMPOTENCY';
+/** How long a key is remembered. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const KEY_MAX = 128;
+
+export const idempotencyKeys = {
+  key: (idempotencyKey: string) => ({ PK: `${IDEMPOTENCY_PREFIX}${idempotencyKey}`, SK: IDEMPOTENCY_SK }),
+};
+
+export function checkIdempotencyKey(value: string, field = 'input.idempotencyKey'): string {
+  return checkKeyPart(value, field, KEY_MAX);
+}
+
+/** A stable digest of a request payload: equal payloads, and only they, share it. */
+export function fingerprint(payload: unknown): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('base64url');
+}
+
+export interface IdempotencyRecord {
+  key: string;
+  orderId: string;
+  fingerprint: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+export function idempotencyToItem(record: IdempotencyRecord): Item {
+  return {
+    ...idempotencyKeys.key(record.key),
+    type: 'IDEMPOTENCY',
+    orderId: record.orderId,
+    fingerprint: record.fingerprint,
+    [TTL_ATTRIBUTE]: record.expiresAt,
+  };
+}
+
+/** The record an item holds, or undefined when the item has expired (DynamoDB may not have deleted it yet). */
+export function idempotencyFromItem(item: Item, nowSeconds = epochSeconds()): IdempotencyRecord | undefined {
+  const expiresAt = item[TTL_ATTRIBUTE];
+  if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
+  return {
+    key: String(item.PK).slice(IDEMPOTENCY_PREFIX.length),
+    orderId: String(item.orderId),
+    fingerprint: String(item.fingerprint),
+    expiresAt,
+  };
+}
+
+/** The write condition of a new record: no live record holds the key. */
+export const IDEMPOTENCY_FREE = `attribute_not_exists(PK) OR ${TTL_ATTRIBUTE} <= :now`;
+
+export function epochSeconds(date = new Date()): number {
+  return Math.floor(date.getTime() / 1000);
+}

@@ -1,0 +1,10 @@
+/** The model's public surface: entities, their codecs and their named access patterns. */
+export * from './errors';
+export * from './keys';
+export * from './customer';
+export * from './email';
+export * from './address';
+export * from './order';
+export * from './idempotency';
+export * from './cursor';
+export * from './collection';

@@ -1,0 +1,82 @@
+import { monotonicFactory } from 'ulid';
+import { badInput } from './errors';
+
+/**
+ * The shared key grammar. Every key is `PREFIX#part[#part…]`; a part that comes from a user never
+ * contains the separator, so no input can reach another entity's prefix or another collection.
+ */
+export const SEP = '#';
+
+/** Ids are ULIDs: 26 Crockford base-32 characters, sortable by creation time. */
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const nextUlid = monotonicFactory();
+
+/** A new sortable id; ids are always generated server-side. */
+export function newId(): string {
+  return nextUlid();
+}
+
+/** Returns the id if it is a well-formed ULID (lower case accepted), else throws BAD_USER_INPUT. */
+export function checkId(value: string, field: string): string {
+  const id = value.toUpperCase();
+  if (!ULID.test(id)) throw badInput(`${field} must be an id of 26 base-32 characters`, field);
+  return id;
+}
+
+/** Whether `value` is a well-formed id; for reads, where a malformed id is refused before any request. */
+export function isId(value: string): boolean {
+  return ULID.test(value.toUpperCase());
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Trims and bounds a free-text field. Returns the trimmed text; throws BAD_USER_INPUT when it is
+ * empty, longer than `max` characters, or holds control characters.
+ */
+export function checkText(value: string, field: string, max: number): string {
+  const text = value.trim();
+  if (text.length === 0) throw badInput(`${field} must not be empty`, field);
+  if (text.length > max) throw badInput(`${field} must be at most ${max} characters`, field);
+  if (CONTROL.test(text)) throw badInput(`${field} must not contain control characters`, field);
+  return text;
+}
+
+/** A text that will stand inside a key: as `checkText`, and it never holds the separator. */
+export function checkKeyPart(value: string, field: string, max: number): string {
+  const text = checkText(value, field, max);
+  if (text.includes(SEP)) throw badInput(`${field} must not contain "${SEP}"`, field);
+  return text;
+}
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]00:?00)$/;
+
+/**
+ * Normalises an ISO-8601 UTC timestamp to the fixed-width form `YYYY-MM-DDTHH:mm:ss.sssZ`, which
+ * sorts as text in time order (sort keys rely on that). Years 2000..9999 only.
+ */
+export function checkTimestamp(value: string, field: string): string {
+  const text = value.trim();
+  const time = ISO_UTC.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(time)) throw badInput(`${field} must be an ISO-8601 UTC timestamp such as 2026-09-01T10:00:00Z`, field);
+  const iso = new Date(time).toISOString();
+  if (iso < '2000' || iso.length !== 24) throw badInput(`${field} must be between the years 2000 and 9999`, field);
+  return iso;
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Reads a required string attribute of a stored item; a missing one means a corrupt item (a bug). */
+export function str(item: Record<string, unknown>, name: string): string {
+  const value = item[name];
+  if (typeof value !== 'string') throw new Error(`item ${String(item.PK)}/${String(item.SK)} lacks string attribute ${name}`);
+  return value;
+}
+
+export function num(item: Record<string, unknown>, name: string): number {
+  const value = item[name];
+  if (typeof value !== 'number') throw new Error(`item ${String(item.PK)}/${String(item.SK)} lacks number attribute ${name}`);
+  return value;
+}

@@ -1,0 +1,355 @@
+/**
+ * Order: a summary in the customer's collection, and its own collection of header and lines.
+ *
+ * | pattern         | index | key condition                                        | order        |
+ * | --------------- | ----- | ---------------------------------------------------- | ------------ |
+ * | orderDetail     | table | PK = ORDER#<orderId>                                 | —            |
+ * | ordersByStatus  | GSI1  | GSI1PK = STATUS#<status>                             | newest first |
+ * | (customer's orders, by month, pages) | table | PK = CUSTOMER#<id>, begins_with(SK, ORDER#…), see collection.ts | newest first |
+ *
+ * Keys:
+ *   summary  PK = CUSTOMER#<customerId>  SK = ORDER#<placedAt ISO>#<orderId>
+ *            GSI1PK = STATUS#<status>    GSI1SK = <placedAt ISO>#<orderId>
+ *   header   PK = ORDER#<orderId>        SK = ORDER
+ *   line     PK = ORDER#<orderId>        SK = LINE#<lineNo, 4 digits>
+ * Summary and header hold the same fields and move together, in one transaction.
+ */
+import type { Item, Key, Table, TransactAction } from '../dynamo/table';
+import { TRANSACTION_LIMIT } from '../dynamo/table';
+import { badInput, conflict, notFound } from './errors';
+import { checkId, checkKeyPart, checkTimestamp, newId, nowIso, num, SEP, str } from './keys';
+import { checkCustomerId, customerKeys, customerNotFound } from './customer';
+import {
+  checkIdempotencyKey,
+  epochSeconds,
+  fingerprint,
+  IDEMPOTENCY_FREE,
+  IDEMPOTENCY_TTL_SECONDS,
+  idempotencyFromItem,
+  idempotencyToItem,
+} from './idempotency';
+import { cancellationReasons, failedCondition } from './transactions';
+import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
+import { GSI1 } from '../dynamo/definition';
+
+export const ORDER_STATUSES = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** The status machine: PENDING → PAID → SHIPPED → DELIVERED, and PENDING or PAID → CANCELLED. */
+const NEXT_STATUSES: Record<OrderStatus, readonly OrderStatus[]> = {
+  PENDING: ['PAID', 'CANCELLED'],
+  PAID: ['SHIPPED', 'CANCELLED'],
+  SHIPPED: ['DELIVERED'],
+  DELIVERED: [],
+  CANCELLED: [],
+};
+
+export function canMove(from: OrderStatus, to: OrderStatus): boolean {
+  return NEXT_STATUSES[from].includes(to);
+}
+
+export const ORDER_PREFIX = `ORDER${SEP}`;
+export const ORDER_SK = 'ORDER';
+export const LINE_PREFIX = `LINE${SEP}`;
+export const STATUS_PREFIX = `STATUS${SEP}`;
+/** The actions of placeOrder that are not lines: customer check, idempotency record, summary, header. */
+const FIXED_ACTIONS = 4;
+export const MAX_LINES = TRANSACTION_LIMIT - FIXED_ACTIONS;
+const INT_MAX = 2_147_483_647;
+
+export const orderKeys = {
+  pk: (orderId: string) => `${ORDER_PREFIX}${orderId}`,
+  header: (orderId: string): Key => ({ PK: orderKeys.pk(orderId), SK: ORDER_SK }),
+  line: (orderId: string, lineNo: number): Key => ({ PK: orderKeys.pk(orderId), SK: `${LINE_PREFIX}${String(lineNo).padStart(4, '0')}` }),
+  summarySk: (placedAt: string, orderId: string) => `${ORDER_PREFIX}${placedAt}${SEP}${orderId}`,
+  summary: (order: { customerId: string; placedAt: string; id: string }): Key => ({
+    PK: customerKeys.pk(order.customerId),
+    SK: orderKeys.summarySk(order.placedAt, order.id),
+  }),
+  /** begins_with prefix of a customer's orders, optionally of one month (`YYYY-MM`). */
+  summaryPrefix: (month?: string) => `${ORDER_PREFIX}${month ?? ''}`,
+  gsi1pk: (status: OrderStatus) => `${STATUS_PREFIX}${status}`,
+  gsi1sk: (placedAt: string, orderId: string) => `${placedAt}${SEP}${orderId}`,
+};
+
+const SUMMARY_SK = /^ORDER#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9A-HJKMNP-TV-Z]{26}$/;
+export function isSummarySk(sk: string): boolean {
+  return SUMMARY_SK.test(sk);
+}
+const GSI1SK = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9A-HJKMNP-TV-Z]{26}$/;
+export function isStatusSk(sk: string): boolean {
+  return GSI1SK.test(sk);
+}
+
+// ---- codec ---------------------------------------------------------------------------------
+
+export function orderFromItem(item: Item) {
+  return {
+    id: str(item, 'id'),
+    customerId: str(item, 'customerId'),
+    placedAt: str(item, 'placedAt'),
+    status: str(item, 'status') as OrderStatus,
+    totalCents: num(item, 'totalCents'),
+    lineCount: num(item, 'lineCount'),
+  };
+}
+/** An order as the model hands it out; `lines` is present when they were read or written with it. */
+export type OrderRecord = ReturnType<typeof orderFromItem> & { lines?: OrderLineRecord[] };
+
+export function lineFromItem(item: Item) {
+  return {
+    lineNo: num(item, 'lineNo'),
+    sku: str(item, 'sku'),
+    quantity: num(item, 'quantity'),
+    unitPriceCents: num(item, 'unitPriceCents'),
+  };
+}
+export type OrderLineRecord = ReturnType<typeof lineFromItem>;
+
+function orderFields(order: OrderRecord) {
+  return {
+    id: order.id,
+    customerId: order.customerId,
+    placedAt: order.placedAt,
+    status: order.status,
+    totalCents: order.totalCents,
+    lineCount: order.lineCount,
+  };
+}
+
+export function summaryToItem(order: OrderRecord): Item {
+  return {
+    ...orderKeys.summary(order),
+    GSI1PK: orderKeys.gsi1pk(order.status),
+    GSI1SK: orderKeys.gsi1sk(order.placedAt, order.id),
+    type: 'ORDER',
+    ...orderFields(order),
+  };
+}
+
+export function headerToItem(order: OrderRecord): Item {
+  return { ...orderKeys.header(order.id), type: 'ORDER_HEADER', ...orderFields(order) };
+}
+
+export function lineToItem(orderId: string, line: OrderLineRecord): Item {
+  return { ...orderKeys.line(orderId, line.lineNo), type: 'LINE', orderId, ...line };
+}
+
+export function isSummaryItem(item: Item): boolean {
+  return typeof item.SK === 'string' && item.SK.startsWith(ORDER_PREFIX);
+}
+
+// ---- validation ----------------------------------------------------------------------------
+
+export function checkOrderId(value: string, field = 'id'): string {
+  return checkId(value, field);
+}
+
+export function checkStatus(value: string, field = 'status'): OrderStatus {
+  if (!(ORDER_STATUSES as readonly string[]).includes(value)) throw badInput(`${field} must be one of ${ORDER_STATUSES.join(', ')}`, field);
+  return value as OrderStatus;
+}
+
+export interface OrderLineInput { sku: string; quantity: number; unitPriceCents: number }
+export interface PlaceOrderInput {
+  customerId: string;
+  idempotencyKey: string;
+  lines: readonly OrderLineInput[];
+  placedAt?: string | null | undefined;
+}
+
+function checkLines(lines: readonly OrderLineInput[]): OrderLineRecord[] {
+  if (lines.length === 0) throw badInput('an order needs at least one line', 'input.lines');
+  if (lines.length > MAX_LINES) throw badInput(`an order holds at most ${MAX_LINES} lines, so that it is written in one transaction`, 'input.lines');
+  return lines.map((line, index) => {
+    const field = `input.lines[${index}]`;
+    if (!Number.isInteger(line.quantity) || line.quantity <= 0 || line.quantity > 100_000) {
+      throw badInput(`${field}.quantity must be an integer from 1 to 100000`, `${field}.quantity`);
+    }
+    if (!Number.isInteger(line.unitPriceCents) || line.unitPriceCents < 0 || line.unitPriceCents > 100_000_000) {
+      throw badInput(`${field}.unitPriceCents must be an integer from 0 to 100000000`, `${field}.unitPriceCents`);
+    }
+    return { lineNo: index + 1, sku: checkKeyPart(line.sku, `${field}.sku`, 64), quantity: line.quantity, unitPriceCents: line.unitPriceCents };
+  });
+}
+
+// ---- access patterns -----------------------------------------------------------------------
+
+/** orderDetail: header and lines in one Query; undefined when there is no such order. */
+export async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.query({
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
+      ConsistentRead: consistent,
+      ExclusiveStartKey: start,
+    });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return orderFromCollection(items);
+}
+
+/** Assembles an order from the items of its collection; undefined when the header is absent. */
+export function orderFromCollection(items: readonly Item[]): OrderRecord | undefined {
+  const header = items.find((item) => item.SK === ORDER_SK);
+  if (!header) return undefined;
+  const lines = items
+    .filter((item) => typeof item.SK === 'string' && item.SK.startsWith(LINE_PREFIX))
+    .map(lineFromItem)
+    .sort((a, b) => a.lineNo - b.lineNo);
+  return { ...orderFromItem(header), lines };
+}
+
+/**
+ * ordersByStatus: GSI1, newest first, `first` + 1 items read so `hasNextPage` is exact. The
+ * orders come from the index projection alone. The cursor is bound to the status.
+ */
+export async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
+  const checked = checkStatus(status);
+  const first = checkFirst(args.first);
+  const scope = `status:${checked}`;
+  const gsi1pk = orderKeys.gsi1pk(checked);
+  let start: Record<string, unknown> | undefined = args.after == null
+    ? undefined
+    : decodeCursor(args.after, scope, (key) => isStatusIndexKey(key, gsi1pk));
+  const items: Item[] = [];
+  const limit = first + 1;
+  do {
+    const page = await table.query({
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+      ScanIndexForward: false,
+      Limit: limit - items.length,
+      ExclusiveStartKey: start,
+    });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  const orders = items.slice(0, first).map(orderFromItem);
+  return {
+    orders,
+    cursors: orders.map((order) => encodeCursor(scope, { GSI1PK: gsi1pk, GSI1SK: orderKeys.gsi1sk(order.placedAt, order.id), ...orderKeys.summary(order) })),
+    hasNextPage: items.length > first,
+  };
+}
+
+/** Whether `key` is the index key of an order summary under `gsi1pk` (a status page position). */
+function isStatusIndexKey(key: Record<string, string>, gsi1pk: string): boolean {
+  const { GSI1PK, GSI1SK, PK, SK, ...rest } = key;
+  return Object.keys(rest).length === 0 && GSI1PK === gsi1pk && GSI1SK !== undefined && isStatusSk(GSI1SK)
+    && PK !== undefined && customerKeys.idOf(PK) !== undefined && SK === `${ORDER_PREFIX}${GSI1SK}`;
+}
+
+// ---- writes --------------------------------------------------------------------------------
+
+/**
+ * placeOrder: customer check, order summary, header, lines and idempotency record in one
+ * TransactWriteItems, one request. The total is computed here. The same key with the same payload
+ * returns the order it produced (also when replayed concurrently: the losers read the winner's
+ * order); with another payload it is CONFLICT. NOT_FOUND for a missing customer. An order too large
+ * for one transaction is BAD_USER_INPUT before anything is sent.
+ */
+export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<OrderRecord> {
+  const customerId = checkCustomerId(input.customerId, 'input.customerId');
+  const key = checkIdempotencyKey(input.idempotencyKey);
+  const lines = checkLines(input.lines);
+  const requestedAt = input.placedAt == null ? undefined : checkTimestamp(input.placedAt, 'input.placedAt');
+  const totalCents = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
+  if (totalCents > INT_MAX) throw badInput(`the order total must be at most ${INT_MAX} cents`, 'input.lines');
+
+  const digest = fingerprint({ customerId, lines, placedAt: requestedAt ?? null });
+  const order: OrderRecord = {
+    id: newId(),
+    customerId,
+    placedAt: requestedAt ?? nowIso(),
+    status: 'PENDING',
+    totalCents,
+    lineCount: lines.length,
+    lines,
+  };
+  const now = epochSeconds();
+  const actions: TransactAction[] = [
+    { ConditionCheck: { Key: customerKeys.profile(customerId), ConditionExpression: 'attribute_exists(PK)' } },
+    {
+      Put: {
+        Item: idempotencyToItem({ key, orderId: order.id, fingerprint: digest, expiresAt: now + IDEMPOTENCY_TTL_SECONDS }),
+        ConditionExpression: IDEMPOTENCY_FREE,
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { Item: summaryToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: headerToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...lines.map((line): TransactAction => ({ Put: { Item: lineToItem(order.id, line) } })),
+  ];
+  try {
+    await table.transactWrite(actions);
+    return order;
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    const held = failedCondition(reasons[1]) && reasons[1]?.Item ? idempotencyFromItem(reasons[1].Item, now) : undefined;
+    if (held) {
+      if (held.fingerprint !== digest) throw conflict(`idempotencyKey ${key} was already used for another order`, 'input.idempotencyKey');
+      const existing = await orderDetail(table, held.orderId, true);
+      if (!existing) throw new Error(`idempotency record ${key} names order ${held.orderId}, which does not exist`);
+      return existing;
+    }
+    if (failedCondition(reasons[0])) throw customerNotFound(customerId);
+    throw error;
+  }
+}
+
+const STATUS_ATTEMPTS = 5;
+
+/**
+ * updateOrderStatus: reads the header, checks the move against the status machine and moves the
+ * header, the summary and the summary's GSI1 key in one transaction conditioned on the status it
+ * read. A racing move makes it read again and re-check, so every copy always agrees and no
+ * forbidden move ever lands. NOT_FOUND for a missing order, CONFLICT for a forbidden move.
+ */
+export async function updateOrderStatus(table: Table, id: string, status: string): Promise<OrderRecord> {
+  const orderId = checkOrderId(id);
+  const to = checkStatus(status);
+  for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
+    const item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
+    if (!item) throw notFound(`no order with id ${orderId}`);
+    const current = orderFromItem(item);
+    if (!canMove(current.status, to)) {
+      throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
+    }
+    const values = { ':to': to, ':from': current.status };
+    const names = { '#status': 'status' };
+    try {
+      await table.transactWrite([
+        {
+          Update: {
+            Key: orderKeys.header(orderId),
+            UpdateExpression: 'SET #status = :to',
+            ConditionExpression: '#status = :from',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+        {
+          Update: {
+            Key: orderKeys.summary(current),
+            UpdateExpression: 'SET #status = :to, GSI1PK = :gsi1pk',
+            ConditionExpression: '#status = :from',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':gsi1pk': orderKeys.gsi1pk(to) },
+          },
+        },
+      ]);
+      return { ...current, status: to };
+    } catch (error) {
+      if (!cancellationReasons(error)) throw error;
+      // Another move landed between our read and our write: read again and re-check.
+    }
+  }
+  throw conflict(`order ${orderId} is being changed concurrently; try again`);
+}

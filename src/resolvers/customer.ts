@@ -1,0 +1,79 @@
+import type { CustomerResolvers, MutationResolvers, QueryResolvers } from './types.generated';
+import type { Context } from '../context';
+import {
+  checkCustomerId,
+  checkEmail,
+  createCustomer,
+  customerByEmail,
+  putAddress,
+  removeAddress,
+  updateCustomer,
+  type CustomerRecord,
+  type CustomerRef,
+} from '../model';
+import { primeNewCustomer, primeProfile } from '../loaders';
+import { customerNeed, windowNeed } from './lookahead';
+
+export const customerQueries: QueryResolvers = {
+  async customer(_root, { id }, ctx, info) {
+    const customerId = checkCustomerId(id);
+    const view = await ctx.loaders.customers.load({ customerId, need: customerNeed(info, customerId) });
+    return view ? { id: customerId, profile: view.profile } : null;
+  },
+
+  async customerByEmail(_root, { email }, ctx, info) {
+    const profile = await customerByEmail(ctx.table, checkEmail(email, 'email'));
+    if (!profile) return null;
+    primeProfile(ctx.loaders, profile);
+    // Anything beyond the profile (addresses, orders) is read now, in one batch with its peers.
+    const view = await ctx.loaders.customers.load({ customerId: profile.id, need: customerNeed(info, profile.id) });
+    return view ? { id: profile.id, profile } : null;
+  },
+};
+
+export const customerMutations: MutationResolvers = {
+  async createCustomer(_root, { input }, ctx) {
+    const customer = await createCustomer(ctx.table, input);
+    primeNewCustomer(ctx.loaders, customer);
+    return { id: customer.id, profile: customer };
+  },
+
+  async updateCustomer(_root, { id, input }, ctx) {
+    const customer = await updateCustomer(ctx.table, id, input);
+    primeProfile(ctx.loaders, customer);
+    return { id: customer.id, profile: customer };
+  },
+
+  putAddress: (_root, { customerId, input }, ctx) => putAddress(ctx.table, customerId, input),
+
+  removeAddress: (_root, { customerId, label }, ctx) => removeAddress(ctx.table, customerId, label),
+};
+
+export const Customer: CustomerResolvers = {
+  id: (customer) => customer.id,
+  name: async (customer, _args, ctx) => (await profileOf(customer, ctx)).name,
+  email: async (customer, _args, ctx) => (await profileOf(customer, ctx)).email,
+  createdAt: async (customer, _args, ctx) => (await profileOf(customer, ctx)).createdAt,
+
+  async addresses(customer, _args, ctx) {
+    const view = await ctx.loaders.customers.load({ customerId: customer.id, need: { profile: false, addresses: true, windows: [] } });
+    return view?.addresses ?? vanished(customer.id);
+  },
+
+  async orders(customer, args, ctx) {
+    const view = await ctx.loaders.customers.load({ customerId: customer.id, need: windowNeed(customer.id, args) });
+    return view?.pages[0] ?? vanished(customer.id);
+  },
+};
+
+/** The profile of a customer reference: at hand, or from the request's collection memo. */
+async function profileOf(customer: CustomerRef, ctx: Context): Promise<CustomerRecord> {
+  if (customer.profile) return customer.profile;
+  const view = await ctx.loaders.customers.load({ customerId: customer.id, need: { profile: true, addresses: false, windows: [] } });
+  return view?.profile ?? vanished(customer.id);
+}
+
+/** A customer that a parent field proved to exist is gone: a broken invariant, not user input. */
+function vanished(customerId: string): never {
+  throw new Error(`customer ${customerId} was expected to exist`);
+}

@@ -1,0 +1,41 @@
+import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
+import { checkOrderId, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
+import { primeOrder } from '../loaders';
+import { customerNeed } from './lookahead';
+
+export const orderQueries: QueryResolvers = {
+  order: (_root, { id }, ctx) => ctx.loaders.orders.load(checkOrderId(id)),
+
+  ordersByStatus: (_root, { status, first, after }, ctx) => ordersByStatus(ctx.table, status, { first, after }),
+};
+
+export const orderMutations: MutationResolvers = {
+  async placeOrder(_root, { input }, ctx) {
+    const order = await placeOrder(ctx.table, input);
+    primeOrder(ctx.loaders, order);
+    return order;
+  },
+
+  updateOrderStatus: (_root, { id, status }, ctx) => updateOrderStatus(ctx.table, id, status),
+};
+
+export const Order: OrderResolvers = {
+  async customer(order, _args, ctx, info) {
+    const view = await ctx.loaders.customers.load({ customerId: order.customerId, need: customerNeed(info, order.customerId) });
+    if (!view) throw new Error(`order ${order.id} names customer ${order.customerId}, which does not exist`);
+    return { id: order.customerId, profile: view.profile };
+  },
+
+  async lines(order, _args, ctx) {
+    if (order.lines) return order.lines;
+    const detail = await ctx.loaders.orders.load(order.id);
+    if (!detail) throw new Error(`order ${order.id} has a summary but no header`);
+    return detail.lines ?? [];
+  },
+};
+
+export const OrderConnection: OrderConnectionResolvers = {
+  nodes: (page) => page.orders,
+  edges: (page) => page.orders.map((node, index) => ({ node, cursor: page.cursors[index] as string })),
+  pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.cursors.at(-1) ?? null }),
+};

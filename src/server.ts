@@ -1,0 +1,238 @@
+/**
+ * The HTTP server: Apollo Server 5 behind Node's own `http`, using Apollo's documented
+ * integration entry point (`executeHTTPGraphQLRequest`), plus `/health` and `/ready`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import { buildSchema } from './schema';
+import { createContext, type Context } from './context';
+import type { Table } from './dynamo/table';
+import { isDomainError } from './model/errors';
+
+export interface ServerOptions {
+  table: Table;
+  production: boolean;
+  /** Honour `x-explain: 1` in production too. */
+  explainInProduction?: boolean;
+  logger: Logger;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  http: Server;
+  close(): Promise<void>;
+}
+
+const GENERIC_MESSAGE = 'Internal server error';
+
+export function createApollo(options: ServerOptions): ApolloServer<Context> {
+  return new ApolloServer<Context>({
+    schema: buildSchema(),
+    introspection: !options.production,
+    includeStacktraceInErrorResponses: !options.production,
+    formatError: formatDomainError,
+    plugins: [
+      options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      explainAndMask(options),
+    ],
+  });
+}
+
+/** Domain errors keep their message and stable code; everything else is left to `explainAndMask`. */
+function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isDomainError(original)) {
+    return {
+      ...formatted,
+      message: original.message,
+      extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
+    };
+  }
+  return formatted;
+}
+
+/**
+ * Per operation: logs internal errors once, with the request id, and masks them in production;
+ * adds `extensions.dynamodb` (the requests made, waves, totals) when the request asked for it.
+ */
+function explainAndMask(options: ServerOptions): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue, operationName }) {
+          for (const error of errors) {
+            const original = unwrapResolverError(error);
+            if (isDomainError(original) || error.extensions?.code !== undefined && error.extensions.code !== 'INTERNAL_SERVER_ERROR') continue;
+            if (!error.path && !error.originalError) continue; // request errors (parse, validation) are not ours
+            options.logger.error({ requestId: contextValue?.requestId, operationName, err: original }, 'operation failed');
+          }
+        },
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          if (result.errors) {
+            result.errors = result.errors.map((error) => {
+              if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return error;
+              const masked = options.production ? { message: GENERIC_MESSAGE, locations: error.locations, path: error.path } : error;
+              return { ...masked, extensions: { ...(options.production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId } };
+            });
+          }
+          if (contextValue.explain) {
+            const summary = contextValue.meter.summary();
+            result.extensions = {
+              ...result.extensions,
+              dynamodb: {
+                requests: contextValue.meter.records().map((r) => ({
+                  operation: r.operation,
+                  index: r.index ?? null,
+                  keyCondition: r.keyCondition ?? null,
+                  items: r.items,
+                  scanned: r.scanned,
+                  consumedCapacity: r.capacity,
+                  wave: r.wave,
+                  ms: Math.round((r.endedAt - r.startedAt) * 100) / 100,
+                  ...(r.error ? { error: r.error } : {}),
+                })),
+                waves: summary.waves,
+                totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
+              },
+            };
+          }
+        },
+      };
+    },
+  };
+}
+
+/** Starts Apollo and the HTTP server; resolves once it listens. */
+export async function startServer(options: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
+  const apollo = createApollo(options);
+  await apollo.start();
+  const ready = async () => {
+    await options.table.get({ Key: { PK: 'HEALTH#READY', SK: 'HEALTH' } });
+  };
+  const http = createServer((req, res) => {
+    handle(apollo, options, ready, req, res).catch((error: unknown) => {
+      options.logger.error({ err: error }, 'request handling failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost === '0.0.0.0' ? 'localhost' : shownHost}:${port}/graphql`,
+    port,
+    http,
+    async close() {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+      });
+      await apollo.stop();
+    },
+  };
+}
+
+async function handle(apollo: ApolloServer<Context>, options: ServerOptions, ready: () => Promise<void>, req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
+  if (url.pathname === '/ready') {
+    try {
+      await ready();
+      return sendJson(res, 200, { status: 'ready' });
+    } catch (error) {
+      options.logger.warn({ err: error }, 'table not reachable');
+      return sendJson(res, 503, { status: 'unavailable' });
+    }
+  }
+  if (url.pathname !== '/graphql' && url.pathname !== '/') return sendJson(res, 404, { error: 'not found' });
+
+  const body = await readBody(req, options.maxBodyBytes ?? 1_000_000);
+  if (body === undefined) {
+    res.setHeader('Connection', 'close');
+    return sendJson(res, 413, { errors: [{ message: 'request body too large', extensions: { code: 'BAD_REQUEST' } }] });
+  }
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const explainAsked = headers.get('x-explain') === '1';
+  const explain = options.production ? explainAsked && options.explainInProduction === true : true;
+  const requestId = headers.get('x-request-id')?.slice(0, 64) || randomUUID();
+  const response = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: {
+      method: (req.method ?? 'GET').toUpperCase(),
+      headers,
+      search: url.search,
+      body: parseBody(body, headers.get('content-type')),
+    },
+    context: async () => createContext(options.table, { explain, requestId }),
+  });
+  for (const [name, value] of response.headers) res.setHeader(name, value);
+  res.setHeader('x-request-id', requestId);
+  res.statusCode = response.status ?? 200;
+  if (response.body.kind === 'complete') {
+    res.end(response.body.string);
+    return;
+  }
+  for await (const chunk of response.body.asyncIterator) res.write(chunk);
+  res.end();
+}
+
+function parseBody(body: string, contentType: string | undefined): unknown {
+  if (body.length === 0) return undefined;
+  if (contentType?.startsWith('application/json') || contentType?.startsWith('application/graphql-response+json')) {
+    try {
+      return JSON.parse(body);
+    } catch {
+      return body; // Apollo answers a malformed body with 400
+    }
+  }
+  return body;
+}
+
+/** The body as text, or undefined as soon as it passes `limit` bytes (the rest is not buffered). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,111 @@
+/**
+ * The real stack for integration tests: the embedded engine on a free loopback port, the table,
+ * and the real HTTP GraphQL server over it, through the real AWS SDK. `gql` sends GraphQL over
+ * HTTP; `engine.wire` counts the DynamoDB requests that reached the engine.
+ */
+import pino from 'pino';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startEngine, type EmbeddedEngine, type WireRequest } from '../../src/engine/embedded';
+import { createDocumentClient } from '../../src/dynamo/client';
+import { ensureTable } from '../../src/dynamo/definition';
+import { Table, type Item } from '../../src/dynamo/table';
+import { startServer, type RunningServer } from '../../src/server';
+
+export interface GraphQLResponse<T = any> {
+  status: number;
+  data?: T;
+  errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, any> }>;
+  extensions?: Record<string, any>;
+  headers: Headers;
+}
+
+export interface Stack {
+  engine: EmbeddedEngine;
+  server: RunningServer;
+  doc: DynamoDBDocumentClient;
+  table: Table;
+  tableName: string;
+  gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse<T>>;
+  /** Sends one operation and returns its response with the DynamoDB requests it caused on the wire. */
+  measure<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
+  /** Every item of the table (a Scan), for before/after comparisons. */
+  items(): Promise<Item[]>;
+  /** Writes items straight to the table, 25 a BatchWriteItem, for large fixtures. */
+  load(items: Item[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  production?: boolean;
+  explainInProduction?: boolean;
+  tableName?: string;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const engine = await startEngine({ host: '127.0.0.1', port: 0 });
+  const tableName = options.tableName ?? 'app';
+  const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
+  await ensureTable(doc, tableName);
+  const table = new Table(tableName, doc);
+  const server = await startServer({
+    table,
+    production: options.production ?? false,
+    explainInProduction: options.explainInProduction ?? false,
+    logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    port: 0,
+    host: '127.0.0.1',
+  });
+
+  const gql = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as Omit<GraphQLResponse, 'status' | 'headers'>;
+    return { status: res.status, headers: res.headers, ...body };
+  };
+
+  return {
+    engine,
+    server,
+    doc,
+    table,
+    tableName,
+    gql,
+    async measure(query, variables) {
+      engine.wire.reset();
+      const response = await gql(query, variables);
+      return { response, wire: engine.wire.requests() };
+    },
+    async items() {
+      const all: Item[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await table.scan({ ExclusiveStartKey: start });
+        all.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return all;
+    },
+    async load(items) {
+      for (let i = 0; i < items.length; i += 25) {
+        let pending: any = { [tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
+        while (pending && Object.keys(pending).length > 0) {
+          const out = await doc.send(new BatchWriteCommand({ RequestItems: pending }));
+          pending = out.UnprocessedItems;
+        }
+      }
+    },
+    async close() {
+      await server.close();
+      doc.destroy();
+      await engine.close();
+    },
+  };
+}
+
+/** The operations of a wire log, e.g. ['Query', 'BatchGetItem']. */
+export function operations(wire: readonly WireRequest[]): string[] {
+  return wire.map((request) => request.operation);
+}
