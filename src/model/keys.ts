@@ -60,6 +60,7 @@ export function checkTimestamp(value: string, field: string): string {
   const time = ISO_UTC.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(time)) throw badInput(`${field} must be an ISO-8601 UTC timestamp such as 2026-09-01T10:00:00Z`, field);
   const iso = new Date(time).toISOString();
+  if (iso.slice(0, 10) !== text.slice(0, 10)) throw badInput(`${field} is not a calendar date`, field);
   if (iso < '2000' || iso.length !== 24) throw badInput(`${field} must be between the years 2000 and 9999`, field);
   return iso;
 }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addressKeys,
+  checkAddress,
+  checkEmail,
+  checkId,
+  checkTimestamp,
+  customerKeys,
+  DomainError,
+  emailGuardKey,
+  idempotencyKeys,
+  newId,
+  orderKeys,
+} from '../../src/model';
+
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof DomainError ? error.code : `not a domain error: ${String(error)}`;
+  }
+  return 'no error';
+};
+
+describe('the key grammar', () => {
+  it('lays out a customer collection so profile and addresses sort above every order', () => {
+    const id = newId();
+    const sks = [
+      orderKeys.summary({ customerId: id, placedAt: '2026-09-01T10:00:00.000Z', id: newId() }).SK,
+      orderKeys.summary({ customerId: id, placedAt: '9999-12-31T23:59:59.999Z', id: newId() }).SK,
+      customerKeys.profile(id).SK,
+      addressKeys.key(id, 'home').SK,
+      addressKeys.key(id, ' ').SK,
+    ];
+    const descending = [...sks].sort().reverse();
+    expect(descending.slice(0, 3).every((sk) => sk.startsWith('PROFILE'))).toBe(true);
+    expect(descending.slice(3).every((sk) => sk.startsWith('ORDER#'))).toBe(true);
+  });
+
+  it('orders summaries by time, then id, as text', () => {
+    const a = orderKeys.summarySk('2026-09-01T10:00:00.000Z', newId());
+    const b = orderKeys.summarySk('2026-10-01T09:00:00.000Z', newId());
+    expect([b, a].sort()).toEqual([a, b]);
+  });
+
+  it('keys every entity under its own prefix', () => {
+    const id = newId();
+    expect(customerKeys.profile(id)).toEqual({ PK: `CUSTOMER#${id}`, SK: 'PROFILE' });
+    expect(orderKeys.header(id)).toEqual({ PK: `ORDER#${id}`, SK: 'ORDER' });
+    expect(orderKeys.line(id, 7)).toEqual({ PK: `ORDER#${id}`, SK: 'LINE#0007' });
+    expect(emailGuardKey('Ana@Example.com')).toEqual({ PK: 'EMAIL#ana@example.com', SK: 'EMAIL' });
+    expect(idempotencyKeys.key('k-1')).toEqual({ PK: 'IDEMPOTENCY#k-1', SK: 'IDEMPOTENCY' });
+  });
+});
+
+describe('input validation', () => {
+  it('accepts generated ids, in either letter case, and refuses anything else', () => {
+    const id = newId();
+    expect(checkId(id.toLowerCase(), 'id')).toBe(id);
+    expect(codeOf(() => checkId(`${id}#`, 'id'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkId('CUSTOMER#1', 'id'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkId('', 'id'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkId(id + id, 'id'))).toBe('BAD_USER_INPUT');
+  });
+
+  it('normalises timestamps to the fixed-width UTC form that sorts as text', () => {
+    expect(checkTimestamp('2026-09-01T10:00:00Z', 'at')).toBe('2026-09-01T10:00:00.000Z');
+    expect(checkTimestamp('2026-09-01T10:00Z', 'at')).toBe('2026-09-01T10:00:00.000Z');
+    expect(codeOf(() => checkTimestamp('2026-09-01', 'at'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkTimestamp('2026-02-30T10:00:00Z', 'at'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkTimestamp('1999-12-31T23:59:59Z', 'at'))).toBe('BAD_USER_INPUT');
+  });
+
+  it('refuses emails that are malformed or hold the key separator', () => {
+    expect(checkEmail(' ana@example.com ')).toBe('ana@example.com');
+    expect(codeOf(() => checkEmail('ana@example'))).toBe('BAD_USER_INPUT');
+    expect(codeOf(() => checkEmail('a#na@example.com'))).toBe('BAD_USER_INPUT');
+  });
+
+  it('refuses an address label holding the key separator', () => {
+    const address = { label: 'home', street: 's', city: 'c', postalCode: 'p', country: 'ES' };
+    expect(checkAddress(address)).toEqual(address);
+    expect(codeOf(() => checkAddress({ ...address, label: 'a#b' }))).toBe('BAD_USER_INPUT');
+  });
+});

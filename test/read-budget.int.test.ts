@@ -1,0 +1,379 @@
+/**
+ * The request budget of the brief ("Single-query reads"), one row at a time, measured on the wire:
+ * each test counts the DynamoDB requests that reached the engine, reads the waves from the explain
+ * extension (which must agree with the wire), and compares the whole GraphQL `data` with the
+ * fixture it loaded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './support/stack';
+import {
+  ADDRESS_FIELDS,
+  costOf,
+  expectBudget,
+  expectExplainAgrees,
+  LINE_FIELDS,
+  linesData,
+  minutesBefore,
+  ORDER_FIELDS,
+  orderData,
+  profileData,
+  World,
+  type CustomerFixture,
+} from './support/fixtures';
+import { MAX_ADDRESSES, newId } from '../src/model';
+
+let stack: Stack;
+let world: World;
+
+// Customers shared by the suite (loaded once; reads never change them).
+let ana: CustomerFixture; // 2 addresses, 30 orders over Aug-Sep 2026
+let big: CustomerFixture; // 10 addresses, 10,000 orders
+let peer: CustomerFixture; // 10 addresses, 25 orders: just past one page, like `big`
+let small: CustomerFixture; // 10 addresses, 10 orders
+let crowd: CustomerFixture[]; // 5 customers for the K-customers row
+let payers: CustomerFixture[]; // 4 customers whose PAID orders interleave in time
+
+beforeAll(async () => {
+  stack = await startStack();
+  world = new World(stack);
+  ana = await world.customer({ name: 'Ana García', addresses: 2, orders: 30, newest: '2026-09-20T10:00:00.000Z', spacingMinutes: 36 * 60 });
+  big = await world.customer({ name: 'Big Buyer', addresses: MAX_ADDRESSES, orders: 10_000, newest: '2026-09-29T00:00:00.000Z', spacingMinutes: 7, detail: false, status: () => 'DELIVERED' });
+  peer = await world.customer({ name: 'Peer', addresses: MAX_ADDRESSES, orders: 25, detail: false });
+  small = await world.customer({ name: 'Small', addresses: MAX_ADDRESSES, orders: 10, detail: false });
+  crowd = [];
+  for (let i = 0; i < 5; i++) crowd.push(await world.customer({ name: `Crowd ${i}`, addresses: 1 + i, orders: 3 + 2 * i, newest: `2026-0${5 + (i % 4)}-1${i}T08:00:00.000Z` }));
+  payers = [];
+  for (let i = 0; i < 4; i++) {
+    payers.push(await world.customer({
+      name: `Payer ${i}`,
+      addresses: 1,
+      orders: 15,
+      newest: minutesBefore('2026-10-01T00:00:00.000Z', i * 13),
+      spacingMinutes: 61,
+      status: () => 'PAID',
+      detail: false,
+    }));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const SCREEN = /* GraphQL */ `
+  query Screen($id: ID!) {
+    customer(id: $id) {
+      id name email createdAt
+      addresses { ${ADDRESS_FIELDS} }
+      orders(first: 20) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } }
+    }
+  }`;
+
+function screenData(fixture: CustomerFixture, first = 20) {
+  return {
+    ...profileData(fixture.customer),
+    addresses: fixture.addresses,
+    orders: { nodes: fixture.orders.slice(0, first).map(orderData), pageInfo: { hasNextPage: fixture.orders.length > first } },
+  };
+}
+
+describe('the customer screen', () => {
+  it('serves profile, addresses and the latest 20 orders with one Query', async () => {
+    const measured = await stack.measure(SCREEN, { id: ana.customer.id });
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ customer: screenData(ana) });
+  });
+
+  it('reads a bounded number of items for a customer with 10,000 orders', async () => {
+    const measured = await stack.measure(SCREEN, { id: big.customer.id });
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ customer: screenData(big) });
+    const { items } = costOf(measured);
+    expect(items).toBeLessThanOrEqual(1 + MAX_ADDRESSES + 20 + 1);
+    expect(measured.response.extensions?.dynamodb.requests[0].scanned).toBe(items);
+  });
+
+  it('costs the same for 10,000 orders as for 25 (the bound is flat), and no more for 10', async () => {
+    const huge = costOf(await stack.measure(SCREEN, { id: big.customer.id }));
+    const modest = costOf(await stack.measure(SCREEN, { id: peer.customer.id }));
+    const tiny = costOf(await stack.measure(SCREEN, { id: small.customer.id }));
+    expect(huge).toEqual(modest);
+    expect(huge).toEqual({ requests: 1, waves: 1, items: 1 + MAX_ADDRESSES + 20 + 1, operations: ['Query'] });
+    expect(tiny).toEqual({ requests: 1, waves: 1, items: 1 + MAX_ADDRESSES + 10, operations: ['Query'] });
+  });
+
+  it('serves the profile alone with one request', async () => {
+    const measured = await stack.measure(`query($id: ID!) { customer(id: $id) { name } }`, { id: ana.customer.id });
+    expectBudget(measured, { requests: 1, waves: 1 });
+    expect(measured.response.data).toEqual({ customer: { name: ana.customer.name } });
+  });
+
+  it('serves the addresses alone with one Query that reads no orders', async () => {
+    const measured = await stack.measure(`query($id: ID!) { customer(id: $id) { addresses { ${ADDRESS_FIELDS} } } }`, { id: big.customer.id });
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ customer: { addresses: big.addresses } });
+    expect(costOf(measured).items).toBeLessThanOrEqual(1 + MAX_ADDRESSES);
+  });
+
+  it("serves one month's orders alone with one Query, that month only, newest first", async () => {
+    const measured = await stack.measure(
+      `query($id: ID!, $month: String) { customer(id: $id) { orders(month: $month, first: 100) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } } } }`,
+      { id: ana.customer.id, month: '2026-08' },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    const august = ana.orders.filter((order) => order.placedAt.startsWith('2026-08'));
+    expect(august.length).toBeGreaterThan(5);
+    expect(august.length).toBeLessThan(ana.orders.length);
+    expect(measured.response.data).toEqual({ customer: { orders: { nodes: august.map(orderData), pageInfo: { hasNextPage: false } } } });
+  });
+
+  it('serves one month of a 10,000-order customer reading only that month (plus one to tell the next page)', async () => {
+    const month = '2026-08';
+    const measured = await stack.measure(
+      `query($id: ID!) { customer(id: $id) { orders(month: "${month}", first: 10) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } } } }`,
+      { id: big.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    const inMonth = big.orders.filter((order) => order.placedAt.startsWith(month));
+    expect(measured.response.data).toEqual({ customer: { orders: { nodes: inMonth.slice(0, 10).map(orderData), pageInfo: { hasNextPage: true } } } });
+    expect(costOf(measured).items).toBe(11);
+  });
+
+  it('answers a missing customer with null and one request', async () => {
+    const full = await stack.measure(SCREEN, { id: newId() });
+    expectBudget(full, { requests: 1, waves: 1 });
+    expect(full.response.data).toEqual({ customer: null });
+
+    const nameOnly = await stack.measure(`query($id: ID!) { customer(id: $id) { name } }`, { id: newId() });
+    expectBudget(nameOnly, { requests: 1, waves: 1 });
+    expect(nameOnly.response.data).toEqual({ customer: null });
+  });
+});
+
+describe('one customer asked for several times in one operation', () => {
+  it('reads a customer under two aliases as one', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { a: customer(id: $id) { name } b: customer(id: $id) { addresses { label } } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({
+      a: { name: ana.customer.name },
+      b: { addresses: ana.addresses.map(({ label }) => ({ label })) },
+    });
+  });
+
+  it('reads two aliases that together want the whole screen as one Query', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) {
+        head: customer(id: $id) { id name email createdAt addresses { ${ADDRESS_FIELDS} } }
+        recent: customer(id: $id) { orders(first: 20) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } } }
+      }`,
+      { id: big.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    const { orders, ...head } = screenData(big);
+    expect(measured.response.data).toEqual({ head, recent: { orders } });
+  });
+
+  it('reads aliased order lists of one run (first: 3 and first: 12) with one Query', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { customer(id: $id) {
+        name
+        top: orders(first: 3) { nodes { id } pageInfo { hasNextPage } }
+        more: orders(first: 12) { nodes { id } pageInfo { hasNextPage } }
+      } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    const ids = (n: number) => ana.orders.slice(0, n).map(({ id }) => ({ id }));
+    expect(measured.response.data).toEqual({
+      customer: {
+        name: ana.customer.name,
+        top: { nodes: ids(3), pageInfo: { hasNextPage: true } },
+        more: { nodes: ids(12), pageInfo: { hasNextPage: true } },
+      },
+    });
+  });
+
+  it('reads through named and inline fragments with one Query', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) {
+        customer(id: $id) {
+          ...Profile
+          ... on Customer { addresses { ...Place } }
+          ... { orders(first: 20) { ...Page } }
+        }
+      }
+      fragment Profile on Customer { id name email createdAt }
+      fragment Place on Address { ${ADDRESS_FIELDS} }
+      fragment Page on OrderConnection { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ customer: screenData(ana) });
+  });
+
+  it('honours @include and @skip with variables, reading only what is included', async () => {
+    const query = `query($id: ID!, $withAddresses: Boolean!, $skipOrders: Boolean!) {
+      customer(id: $id) {
+        name
+        addresses @include(if: $withAddresses) { label }
+        ...Orders @skip(if: $skipOrders)
+      }
+    }
+    fragment Orders on Customer { orders(first: 5) { nodes { id } } }`;
+
+    const everything = await stack.measure(query, { id: big.customer.id, withAddresses: true, skipOrders: false });
+    expectBudget(everything, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(everything.response.data).toEqual({
+      customer: {
+        name: big.customer.name,
+        addresses: big.addresses.map(({ label }) => ({ label })),
+        orders: { nodes: big.orders.slice(0, 5).map(({ id }) => ({ id })) },
+      },
+    });
+
+    const noOrders = await stack.measure(query, { id: big.customer.id, withAddresses: true, skipOrders: true });
+    expectBudget(noOrders, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(noOrders.response.data).toEqual({ customer: { name: big.customer.name, addresses: big.addresses.map(({ label }) => ({ label })) } });
+    expect(costOf(noOrders).items).toBe(1 + MAX_ADDRESSES);
+
+    const nameOnly = await stack.measure(query, { id: big.customer.id, withAddresses: false, skipOrders: true });
+    expectBudget(nameOnly, { requests: 1, waves: 1 });
+    expect(nameOnly.response.data).toEqual({ customer: { name: big.customer.name } });
+    expect(costOf(nameOnly).items).toBe(1);
+  });
+
+  it("answers an order's customer inside that customer's own screen without another read", async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { customer(id: $id) { name orders(first: 4) { nodes { id customer { id name } } } } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    const self = { id: ana.customer.id, name: ana.customer.name };
+    expect(measured.response.data).toEqual({
+      customer: { name: ana.customer.name, orders: { nodes: ana.orders.slice(0, 4).map(({ id }) => ({ id, customer: self })) } },
+    });
+  });
+});
+
+describe('several customers in one operation', () => {
+  it('reads K customers, full screen each, with K Queries in one wave', async () => {
+    const aliases = crowd.map((_, i) => `c${i}: customer(id: $id${i}) { ...Screen }`).join('\n');
+    const measured = await stack.measure(
+      `query(${crowd.map((_, i) => `$id${i}: ID!`).join(', ')}) { ${aliases} }
+      fragment Screen on Customer {
+        id name email createdAt
+        addresses { ${ADDRESS_FIELDS} }
+        orders(first: 20) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } }
+      }`,
+      Object.fromEntries(crowd.map((fixture, i) => [`id${i}`, fixture.customer.id])),
+    );
+    expectBudget(measured, { requests: crowd.length, waves: 1, operations: crowd.map(() => 'Query') });
+    expect(measured.response.data).toEqual(Object.fromEntries(crowd.map((fixture, i) => [`c${i}`, screenData(fixture)])));
+  });
+
+  it('answers a missing customer among present ones with null, in the same wave', async () => {
+    const [first] = crowd as [CustomerFixture];
+    const measured = await stack.measure(
+      `query($a: ID!, $b: ID!) { a: customer(id: $a) { name addresses { label } } b: customer(id: $b) { name addresses { label } } }`,
+      { a: first.customer.id, b: newId() },
+    );
+    expectBudget(measured, { requests: 2, waves: 1, operations: ['Query', 'Query'] });
+    expect(measured.response.data).toEqual({ a: { name: first.customer.name, addresses: first.addresses.map(({ label }) => ({ label })) }, b: null });
+  });
+});
+
+describe('order detail', () => {
+  const order = () => ana.orders[3]!;
+
+  it('serves header and lines with one Query', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { order(id: $id) { ${ORDER_FIELDS} lines { ${LINE_FIELDS} } } }`,
+      { id: order().id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ order: { ...orderData(order()), lines: linesData(order()) } });
+  });
+
+  it("adds the order's customer (name and addresses) with a second request in a second wave", async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { order(id: $id) { ${ORDER_FIELDS} lines { ${LINE_FIELDS} } customer { name addresses { ${ADDRESS_FIELDS} } } } }`,
+      { id: order().id },
+    );
+    expectBudget(measured, { requests: 2, waves: 2 });
+    expect(measured.response.data).toEqual({
+      order: { ...orderData(order()), lines: linesData(order()), customer: { name: ana.customer.name, addresses: ana.addresses } },
+    });
+  });
+
+  it('reads one order asked for under two aliases once', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { a: order(id: $id) { status } b: order(id: $id) { lines { lineNo } } }`,
+      { id: order().id },
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ a: { status: order().status }, b: { lines: order().lines.map(({ lineNo }) => ({ lineNo })) } });
+  });
+
+  it('answers a missing order with null and one request', async () => {
+    const measured = await stack.measure(`query($id: ID!) { order(id: $id) { id lines { lineNo } } }`, { id: newId() });
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ order: null });
+  });
+});
+
+describe("a customer's latest orders with their lines", () => {
+  it('costs one Query for the orders, then one per order, in two waves', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { customer(id: $id) { orders(first: 5) { nodes { id lines { ${LINE_FIELDS} } } } } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 6, waves: 2, operations: Array(6).fill('Query') });
+    expect(measured.response.data).toEqual({
+      customer: { orders: { nodes: ana.orders.slice(0, 5).map((order) => ({ id: order.id, lines: linesData(order) })) } },
+    });
+    const explained = measured.response.extensions?.dynamodb.requests as Array<{ wave: number }>;
+    expect(explained.map((r) => r.wave).sort()).toEqual([1, 2, 2, 2, 2, 2]);
+  });
+});
+
+describe('orders by status', () => {
+  it("serves a page of PAID orders and their customers' names with a Query on GSI1 and one BatchGetItem", async () => {
+    const measured = await stack.measure(
+      `{ ordersByStatus(status: PAID, first: 50) { nodes { id customer { name } } pageInfo { hasNextPage } } }`,
+    );
+    expectBudget(measured, { requests: 2, waves: 2, operations: ['Query', 'BatchGetItem'] });
+    const paid = world.ordersIn('PAID');
+    expect(paid.length).toBeGreaterThan(50);
+    const page = paid.slice(0, 50);
+    expect(new Set(page.map((order) => order.customerId)).size).toBe(payers.length);
+    expect(measured.response.data).toEqual({
+      ordersByStatus: {
+        nodes: page.map((order) => ({ id: order.id, customer: { name: world.customerOf(order).name } })),
+        pageInfo: { hasNextPage: true },
+      },
+    });
+    const [query] = measured.wire;
+    expect(query?.body.IndexName).toBe('GSI1');
+    expect(measured.response.extensions?.dynamodb.requests[0].index).toBe('GSI1');
+  });
+
+  it('serves the orders alone from the index with one Query', async () => {
+    const measured = await stack.measure(`{ ordersByStatus(status: PAID, first: 7) { nodes { ${ORDER_FIELDS} } } }`);
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ ordersByStatus: { nodes: world.ordersIn('PAID').slice(0, 7).map(orderData) } });
+  });
+});
+
+describe('the explain extension', () => {
+  it('lists each request with its wave, items and key condition, matching the wire', async () => {
+    const measured = await stack.measure(SCREEN, { id: ana.customer.id });
+    expectExplainAgrees(measured);
+    const [request] = measured.response.extensions?.dynamodb.requests;
+    expect(request).toMatchObject({ operation: 'Query', index: null, wave: 1, items: 1 + MAX_ADDRESSES + 20 + 1 }); // Ana has 2 addresses and 30 orders
+    expect(request.keyCondition).toContain(`CUSTOMER#${ana.customer.id}`);
+    expect(measured.wire[0]?.body.KeyConditionExpression).toBeDefined();
+  });
+});
