@@ -55,7 +55,7 @@ export interface OperationHandler {
   execute(data: any): Promise<unknown>;
 }
 
-export interface EngineOptions {
+export interface OpenOptions {
   /** LevelDB directory; in memory when absent. */
   path?: string;
   /** How long a table stays CREATING / UPDATING / DELETING (dynalite's options), in ms. */
@@ -96,7 +96,7 @@ export class Engine {
     }
   }
 
-  static open(options: EngineOptions = {}): Engine {
+  static open(options: OpenOptions = {}): Engine {
     const delay = options.tableStatusDelayMs ?? DEFAULT_TABLE_STATUS_DELAY_MS;
     const storeOptions: StoreOptions = { createTableMs: delay, updateTableMs: delay, deleteTableMs: delay };
     if (options.path !== undefined) storeOptions.path = options.path;

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorResponse } from '../src/engine/embedded';
+import { startStack, type Stack } from './support/stack';
+import { expectError } from './support/graphql';
+import { newId } from '../src/model';
+
+describe('internal errors in production', () => {
+  let stack: Stack;
+  beforeAll(async () => { stack = await startStack({ production: true }); });
+  afterAll(async () => { await stack?.close(); });
+
+  it('reach the client as a generic INTERNAL_SERVER_ERROR with a request id, never an engine message', async () => {
+    const stop = stack.engine.faults.inject('*', () => errorResponse('InternalServerError', 'leveldb exploded at 127.0.0.1:1234'));
+    try {
+      const response = await stack.gql(`query($id: ID!) { customer(id: $id) { name } }`, { id: newId() });
+      expectError(response, 'INTERNAL_SERVER_ERROR');
+      expect(response.errors![0]!.message).toBe('Internal server error');
+      expect(response.errors![0]!.extensions!.requestId).toEqual(response.headers.get('x-request-id'));
+      expect(JSON.stringify(response)).not.toMatch(/leveldb|127\.0\.0\.1|InternalServerError|stacktrace|Dynamo/i);
+    } finally {
+      stop();
+    }
+  });
+
+  it('keep domain errors as they are: code and message', async () => {
+    const response = await stack.gql(`mutation { updateOrderStatus(id: "${newId()}", status: PAID) { id } }`);
+    expectError(response, 'NOT_FOUND');
+    expect(response.errors![0]!.message).toMatch(/^no order with id /);
+  });
+});
+
+describe('internal errors in development', () => {
+  let stack: Stack;
+  beforeAll(async () => { stack = await startStack({ production: false }); });
+  afterAll(async () => { await stack?.close(); });
+
+  it('carry INTERNAL_SERVER_ERROR and the request id, with details for the developer', async () => {
+    const stop = stack.engine.faults.inject('*', () => errorResponse('InternalServerError', 'engine broke'));
+    try {
+      const response = await stack.gql(`query($id: ID!) { customer(id: $id) { name } }`, { id: newId() });
+      expectError(response, 'INTERNAL_SERVER_ERROR');
+      expect(response.errors![0]!.extensions!.requestId).toBeTruthy();
+    } finally {
+      stop();
+    }
+  });
+});
