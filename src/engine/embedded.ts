@@ -134,7 +134,7 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, engine: E
   } catch (err) {
     response = err instanceof SyntaxError
       ? { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } }
-      : (console.error(err), { status: 500, body: { __type: `${CORAL_SERVICE}InternalFailure`, message: String(err) } });
+      : { status: 500, body: { __type: `${CORAL_SERVICE}InternalFailure`, message: String(err) } };
   }
 
   sendJson(req, res, response);

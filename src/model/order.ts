@@ -17,7 +17,7 @@
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound } from './errors';
-import { checkId, checkKeyPart, checkTimestamp, newId, nowIso, num, SEP, str } from './keys';
+import { checkId, checkKeyPart, checkTimestamp, isId, newId, nowIso, num, SEP, str } from './keys';
 import { checkCustomerId, customerKeys, customerNotFound } from './customer';
 import {
   checkIdempotencyKey,
@@ -241,7 +241,7 @@ export async function ordersByStatus(table: Table, status: string, args: { first
 function isStatusIndexKey(key: Record<string, string>, gsi1pk: string): boolean {
   const { GSI1PK, GSI1SK, PK, SK, ...rest } = key;
   return Object.keys(rest).length === 0 && GSI1PK === gsi1pk && GSI1SK !== undefined && isStatusSk(GSI1SK)
-    && PK !== undefined && customerKeys.idOf(PK) !== undefined && SK === `${ORDER_PREFIX}${GSI1SK}`;
+    && PK !== undefined && isId(customerKeys.idOf(PK) ?? '') && SK === `${ORDER_PREFIX}${GSI1SK}`;
 }
 
 // ---- writes --------------------------------------------------------------------------------
