@@ -15,6 +15,8 @@ export interface Config {
   readonly production: boolean;
   /** Whether `x-explain: 1` is honoured in production (always honoured in development). */
   readonly explainInProduction: boolean;
+  /** Whether introspection is served in production (always in development). */
+  readonly introspectionInProduction: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -26,8 +28,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     dataDir: env.DATA_DIR || undefined,
     production: env.NODE_ENV === 'production',
-    explainInProduction: env.EXPLAIN_ENABLED === '1' || env.EXPLAIN_ENABLED === 'true',
+    explainInProduction: isOn(env.EXPLAIN_ENABLED),
+    introspectionInProduction: isOn(env.INTROSPECTION_ENABLED),
   };
+}
+
+function isOn(value: string | undefined): boolean {
+  return value === '1' || value === 'true';
 }
 
 function parsePort(value: string | undefined, fallback: number): number {

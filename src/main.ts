@@ -38,6 +38,7 @@ const server = await startServer({
   table,
   production: config.production,
   explainInProduction: config.explainInProduction,
+  introspectionInProduction: config.introspectionInProduction,
   logger,
   port: config.port,
   host: config.host,

@@ -15,6 +15,7 @@ import { buildSchema } from './schema';
 import { createContext, type Context } from './context';
 import type { Table } from './dynamo/table';
 import { isDomainError } from './model/errors';
+import { armor, LIMITS, operationCost } from './limits';
 
 export interface ServerOptions {
   table: Table;
@@ -22,6 +23,8 @@ export interface ServerOptions {
   /** Honour `x-explain: 1` in production too. */
   explainInProduction?: boolean;
   logger: Logger;
+  /** Introspection in production (always on in development). */
+  introspectionInProduction?: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
 }
@@ -35,14 +38,26 @@ export interface RunningServer {
 
 const GENERIC_MESSAGE = 'Internal server error';
 
+/**
+ * The Apollo server of the product, for any transport (node:http here, AWS Lambda in lambda.ts).
+ * Production: no landing page, introspection off unless configured, no stack traces, no field
+ * suggestions, internal errors masked. Batched HTTP requests are off in every mode.
+ */
 export function createApollo(options: ServerOptions): ApolloServer<Context> {
+  const protection = armor(options.production);
   return new ApolloServer<Context>({
     schema: buildSchema(),
-    introspection: !options.production,
+    introspection: !options.production || options.introspectionInProduction === true,
     includeStacktraceInErrorResponses: !options.production,
+    hideSchemaDetailsFromClientErrors: options.production,
+    allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: LIMITS.maxTokens },
+    validationRules: protection.validationRules,
     formatError: formatDomainError,
     plugins: [
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      ...protection.plugins,
+      operationCost(),
       explainAndMask(options),
     ],
   });
@@ -68,6 +83,7 @@ function formatDomainError(formatted: GraphQLFormattedError, error: unknown): Gr
 function explainAndMask(options: ServerOptions): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
+      const startedAt = performance.now();
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
@@ -77,7 +93,15 @@ function explainAndMask(options: ServerOptions): ApolloServerPlugin<Context> {
             options.logger.error({ requestId: contextValue?.requestId, operationName, err: original }, 'operation failed');
           }
         },
-        async willSendResponse({ response, contextValue }) {
+        async willSendResponse({ response, contextValue, operationName }) {
+          const summary = contextValue.meter.summary();
+          options.logger.info({
+            requestId: contextValue.requestId,
+            operationName: operationName ?? null,
+            durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, capacity: summary.capacity },
+            errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
+          }, 'operation');
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
           if (result.errors) {
@@ -88,7 +112,6 @@ function explainAndMask(options: ServerOptions): ApolloServerPlugin<Context> {
             });
           }
           if (contextValue.explain) {
-            const summary = contextValue.meter.summary();
             result.extensions = {
               ...result.extensions,
               dynamodb: {
@@ -162,10 +185,13 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
   }
   if (url.pathname !== '/graphql' && url.pathname !== '/') return sendJson(res, 404, { error: 'not found' });
 
-  const body = await readBody(req, options.maxBodyBytes ?? 1_000_000);
+  const limit = options.maxBodyBytes ?? LIMITS.maxBodyBytes;
+  const body = await readBody(req, limit);
   if (body === undefined) {
+    // Answer at once and drop the connection: the rest of the body is never read.
     res.setHeader('Connection', 'close');
-    return sendJson(res, 413, { errors: [{ message: 'request body too large', extensions: { code: 'BAD_REQUEST' } }] });
+    res.on('finish', () => req.destroy());
+    return sendJson(res, 413, { errors: [{ message: `request body larger than ${limit} bytes`, extensions: { code: 'BAD_REQUEST' } }] });
   }
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -206,13 +232,10 @@ function parseBody(body: string, contentType: string | undefined): unknown {
   return body;
 }
 
-/** The body as text, or undefined as soon as it passes `limit` bytes (the rest is not buffered). */
+/** The body as text, or undefined as soon as it is known to pass `limit` bytes (the rest is not read). */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
+  if (declared > limit) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -220,7 +243,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       size += chunk.length;
       if (size > limit) {
         req.removeAllListeners('data');
-        req.resume();
+        req.pause();
         resolve(undefined);
         return;
       }

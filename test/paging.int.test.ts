@@ -10,6 +10,7 @@ import {
   costOf,
   expectBadInput,
   expectBudget,
+  expectExplainAgrees,
   ORDER_FIELDS,
   orderData,
   World,
@@ -182,9 +183,11 @@ describe("a customer's orders of one month", () => {
     for (const { measured } of pages) expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
   });
 
-  it('answers a month without orders with an empty page', async () => {
-    const { page } = await ordersPage(many, { month: '2025-02', first: 10 });
+  it('answers a month without orders with an empty page (the profile then proves the customer exists)', async () => {
+    const { measured, page } = await ordersPage(many, { month: '2025-02', first: 10 });
     expect(page).toEqual({ nodes: [], edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expectExplainAgrees(measured);
+    expect(measured.wire.length).toBeLessThanOrEqual(2);
   });
 
   it('answers a missing customer asked for one month with null', async () => {
@@ -258,6 +261,38 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
   it('refuses a cursor of ordersByStatus(PAID) used with ordersByStatus(SHIPPED)', async () => {
     const paid = await statusCursor('PAID');
     expectBadInput(await stack.measure(BY_STATUS, { status: 'SHIPPED', first: 5, after: paid }));
+  });
+
+  it('refuses a hand-made status cursor naming another status or a key that is not the position', async () => {
+    const order = world.ordersIn('PAID')[0]!;
+    const position = { GSI1PK: 'STATUS#PAID', GSI1SK: `${order.placedAt}#${order.id}`, ...summaryKeyOf(order) };
+    const accepted = base64url([1, 'status:PAID', position]);
+    expect((await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: accepted })).response.errors).toBeUndefined();
+    for (const key of [
+      { ...position, GSI1PK: 'STATUS#SHIPPED' },
+      { ...position, SK: 'PROFILE' },
+      { ...position, GSI1SK: 'not-a-position' },
+      { ...position, extra: 'x' },
+      { GSI1PK: position.GSI1PK, GSI1SK: position.GSI1SK },
+    ]) {
+      expectBadInput(await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: base64url([1, 'status:PAID', key]) }));
+    }
+  });
+
+  it('refuses a hand-made status cursor whose table key names no customer', async () => {
+    const order = world.ordersIn('PAID')[0]!;
+    const position = { GSI1PK: 'STATUS#PAID', GSI1SK: `${order.placedAt}#${order.id}`, ...summaryKeyOf(order) };
+    for (const PK of ['CUSTOMER#not-an-id', 'CUSTOMER#', `CUSTOMER#${order.customerId}#PROFILE`, `ORDER#${order.id}`]) {
+      expectBadInput(await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: base64url([1, 'status:PAID', { ...position, PK }]) }));
+    }
+  });
+
+  // A key the server never writes (CUSTOMER#<lower-case id>) is no position of this list.
+  it('refuses a hand-made status cursor whose customer id is not in canonical (upper) case', async () => {
+    const order = world.ordersIn('PAID')[0]!;
+    const position = { GSI1PK: 'STATUS#PAID', GSI1SK: `${order.placedAt}#${order.id}`, ...summaryKeyOf(order) };
+    const PK = `CUSTOMER#${order.customerId.toLowerCase()}`;
+    expectBadInput(await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: base64url([1, 'status:PAID', { ...position, PK }]) }));
   });
 
   it("refuses a status cursor used on a customer's orders, and the other way round", async () => {

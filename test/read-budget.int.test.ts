@@ -91,6 +91,8 @@ describe('the customer screen', () => {
     const { items } = costOf(measured);
     expect(items).toBeLessThanOrEqual(1 + MAX_ADDRESSES + 20 + 1);
     expect(measured.response.extensions?.dynamodb.requests[0].scanned).toBe(items);
+    // On the wire: one descending Query whose Limit bounds what DynamoDB may read.
+    expect(measured.wire[0]?.body).toMatchObject({ ScanIndexForward: false, Limit: 1 + MAX_ADDRESSES + 20 + 1 });
   });
 
   it('costs the same for 10,000 orders as for 25 (the bound is flat), and no more for 10', async () => {
@@ -137,6 +139,27 @@ describe('the customer screen', () => {
     const inMonth = big.orders.filter((order) => order.placedAt.startsWith(month));
     expect(measured.response.data).toEqual({ customer: { orders: { nodes: inMonth.slice(0, 10).map(orderData), pageInfo: { hasNextPage: true } } } });
     expect(costOf(measured).items).toBe(11);
+  });
+
+  it('reads the latest orders and one month (two runs) with two Queries in one wave', async () => {
+    const measured = await stack.measure(
+      `query($id: ID!) { customer(id: $id) {
+        name addresses { label }
+        latest: orders(first: 3) { nodes { id } }
+        august: orders(month: "2026-08", first: 3) { nodes { id } }
+      } }`,
+      { id: ana.customer.id },
+    );
+    expectBudget(measured, { requests: 2, waves: 1, operations: ['Query', 'Query'] });
+    const ids = (orders: typeof ana.orders) => orders.slice(0, 3).map(({ id }) => ({ id }));
+    expect(measured.response.data).toEqual({
+      customer: {
+        name: ana.customer.name,
+        addresses: ana.addresses.map(({ label }) => ({ label })),
+        latest: { nodes: ids(ana.orders) },
+        august: { nodes: ids(ana.orders.filter((order) => order.placedAt.startsWith('2026-08'))) },
+      },
+    });
   });
 
   it('answers a missing customer with null and one request', async () => {
@@ -194,6 +217,24 @@ describe('one customer asked for several times in one operation', () => {
         more: { nodes: ids(12), pageInfo: { hasNextPage: true } },
       },
     });
+  });
+
+  it.each([
+    ['profile | addresses', '{ name }', `{ addresses { ${ADDRESS_FIELDS} } }`],
+    ['profile | latest orders', '{ name email }', `{ orders(first: 20) { nodes { id } } }`],
+    ['addresses | latest orders', `{ addresses { label } }`, `{ orders(first: 3) { nodes { id } } }`],
+    ['screen | screen', `{ name addresses { label } orders(first: 5) { nodes { id } } }`, `{ name addresses { label } orders(first: 5) { nodes { id } } }`],
+    ['profile | one month', '{ name }', `{ orders(month: "2026-09", first: 5) { nodes { id } } }`],
+  ])('costs the same under two aliases as in one field (%s)', async (_name, left, right) => {
+    const aliased = await stack.measure(`query($id: ID!) { a: customer(id: $id) ${left} b: customer(id: $id) ${right} }`, { id: big.customer.id });
+    const merged = await stack.measure(`query($id: ID!) { customer(id: $id) { ...L ...R } } fragment L on Customer ${left} fragment R on Customer ${right}`, { id: big.customer.id });
+    expect(aliased.response.errors).toBeUndefined();
+    expect(merged.response.errors).toBeUndefined();
+    expectExplainAgrees(aliased);
+    expectExplainAgrees(merged);
+    expect(costOf(aliased)).toEqual(costOf(merged));
+    const { a, b } = aliased.response.data;
+    expect({ ...a, ...b }).toEqual(merged.response.data.customer);
   });
 
   it('reads through named and inline fragments with one Query', async () => {
@@ -272,6 +313,15 @@ describe('several customers in one operation', () => {
     );
     expectBudget(measured, { requests: crowd.length, waves: 1, operations: crowd.map(() => 'Query') });
     expect(measured.response.data).toEqual(Object.fromEntries(crowd.map((fixture, i) => [`c${i}`, screenData(fixture)])));
+  });
+
+  it("reads K customers' profiles alone with one BatchGetItem", async () => {
+    const measured = await stack.measure(
+      `query(${crowd.map((_, i) => `$id${i}: ID!`).join(', ')}) { ${crowd.map((_, i) => `c${i}: customer(id: $id${i}) { id name }`).join(' ')} }`,
+      Object.fromEntries(crowd.map((fixture, i) => [`id${i}`, fixture.customer.id])),
+    );
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['BatchGetItem'] });
+    expect(measured.response.data).toEqual(Object.fromEntries(crowd.map((fixture, i) => [`c${i}`, { id: fixture.customer.id, name: fixture.customer.name }])));
   });
 
   it('answers a missing customer among present ones with null, in the same wave', async () => {

@@ -23,9 +23,9 @@ export function checkId(value: string, field: string): string {
   return id;
 }
 
-/** Whether `value` is a well-formed id; for reads, where a malformed id is refused before any request. */
+/** Whether `value` is an id exactly as the server writes it (upper case): for ids read back from keys and cursors. */
 export function isId(value: string): boolean {
-  return ULID.test(value.toUpperCase());
+  return ULID.test(value);
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -38,6 +38,9 @@ export interface Stack {
 export interface StackOptions {
   production?: boolean;
   explainInProduction?: boolean;
+  introspectionInProduction?: boolean;
+  /** Where the server's JSON log lines go (silent when absent). */
+  log?: (line: Record<string, unknown>) => void;
   tableName?: string;
 }
 
@@ -51,7 +54,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     table,
     production: options.production ?? false,
     explainInProduction: options.explainInProduction ?? false,
-    logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    introspectionInProduction: options.introspectionInProduction ?? false,
+    logger: options.log
+      ? pino({ level: 'info' }, { write: (line: string) => options.log!(JSON.parse(line)) })
+      : pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
     port: 0,
     host: '127.0.0.1',
   });

@@ -1,0 +1,81 @@
+/**
+ * Abuse limits, all enforced before execution, so a refused operation makes no DynamoDB request.
+ *
+ * graphql-armor supplies the syntactic limits; its defaults are tuned to this schema:
+ * - depth 8: the deepest useful query goes one hop back and forth
+ *   (`ordersByStatus.edges.node.customer.orders.nodes.lines.sku` is 8); deeper only repeats itself.
+ * - aliases 15 (armor's default): a screen aliases a handful of customers; 300 aliased customer
+ *   screens are refused here already.
+ * - directives 50 (armor's default).
+ * - tokens 1,000 (armor's default figure), enforced by graphql-js's own parser (`parseOptions.maxTokens`
+ *   in Apollo) rather than armor's, whose refusal Apollo reports as a 500; Sandbox's introspection
+ *   query uses ~300 tokens.
+ * - armor's own cost limit is off: it cannot see `first`. `operationCost` below replaces it.
+ * - field suggestions ("did you mean …") are blocked in production, so errors do not map the schema.
+ *
+ * The cost is an estimate of items read: every field costs 1, and a list multiplies what is
+ * below it by its size — `first` for connections (`orders`, `ordersByStatus`), the stored bound for
+ * `addresses` (10) and `lines` (96). It is computed with graphql-query-complexity against the
+ * operation's variables, once the operation is known and before it runs.
+ */
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { FIRST_DEFAULT, MAX_ADDRESSES, MAX_LINES } from './model';
+
+export const LIMITS = {
+  maxDepth: 8,
+  maxAliases: 15,
+  maxTokens: 1000,
+  maxDirectives: 50,
+  maxCost: 10_000,
+  /** Request bodies above this size are refused with 413 before they are read whole. */
+  maxBodyBytes: 256 * 1024,
+} as const;
+
+export function armor(production: boolean) {
+  return new ApolloArmor({
+    maxDepth: { n: LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true, exposeLimits: !production },
+    maxAliases: { n: LIMITS.maxAliases, exposeLimits: !production },
+    maxTokens: { enabled: false },
+    maxDirectives: { n: LIMITS.maxDirectives, exposeLimits: !production },
+    costLimit: { enabled: false },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
+}
+
+const LIST_BOUNDS: Record<string, number> = { addresses: MAX_ADDRESSES, lines: MAX_LINES };
+
+/** Items a field may read: 1, plus what is below it times the list's size. */
+export const itemsEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  if (field.name === 'orders' || field.name === 'ordersByStatus') {
+    const first = typeof args.first === 'number' && args.first > 0 ? args.first : FIRST_DEFAULT;
+    return 1 + first * childComplexity;
+  }
+  return 1 + (LIST_BOUNDS[field.name] ?? 1) * childComplexity;
+};
+
+/** Refuses an operation whose estimated cost passes `LIMITS.maxCost`, before it executes. */
+export function operationCost(): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, schema }) {
+          const cost = getComplexity({
+            schema,
+            query: document,
+            variables: request.variables ?? {},
+            ...(request.operationName ? { operationName: request.operationName } : {}),
+            estimators: [itemsEstimator],
+          });
+          if (cost > LIMITS.maxCost) {
+            throw new GraphQLError(`Operation cost ${cost} exceeds the limit of ${LIMITS.maxCost} (items it may read; lower \`first\` or split the operation)`, {
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', cost, maxCost: LIMITS.maxCost, http: { status: 400 } },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './support/stack';
+import { dataOf, expectError } from './support/graphql';
+import { LIMITS } from '../src/limits';
+import { newId } from '../src/model';
+
+const SCREEN = 'id name email createdAt addresses { label street city postalCode country } orders(first: 20) { nodes { id placedAt status totalCents } }';
+
+describe('abuse limits, enforced before execution', () => {
+  let stack: Stack;
+  beforeAll(async () => { stack = await startStack(); });
+  afterAll(async () => { await stack?.close(); });
+
+  /** Sends an operation and asserts it was refused as invalid without one DynamoDB request. */
+  async function expectRefusedBeforeExecution(query: string, variables?: Record<string, unknown>, code = 'GRAPHQL_VALIDATION_FAILED') {
+    const { response, wire } = await stack.measure(query, variables);
+    expect(response.status).toBe(400);
+    expect(response.data).toBeUndefined();
+    expectError(response, code);
+    expect(wire).toEqual([]);
+    return response.errors![0]!.message;
+  }
+
+  it('refuses 300 aliased customer screens', async () => {
+    const id = newId();
+    const query = `{ ${Array.from({ length: 300 }, (_, i) => `c${i}: customer(id: "${id}") { ${SCREEN} }`).join(' ')} }`;
+    expect(await expectRefusedBeforeExecution(query, undefined, 'GRAPHQL_PARSE_FAILED')).toMatch(/tokens/);
+    // Short enough to parse, one alias past the limit is refused by the alias rule alone.
+    const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `c${i}: customer(id: "${id}") { id }`).join(' ')} }`;
+    expect(await expectRefusedBeforeExecution(aliased(LIMITS.maxAliases + 1))).toMatch(/alias/i);
+    expect(dataOf(await stack.gql(aliased(LIMITS.maxAliases))).c0).toBeNull();
+  });
+
+  it('refuses by estimated cost, multiplying lists by `first`, even under the alias limit', async () => {
+    const id = newId();
+    const query = `{ ${Array.from({ length: 10 }, (_, i) => `c${i}: customer(id: "${id}") { orders(first: 100) { nodes { id lines { sku } } } }`).join(' ')} }`;
+    expect(await expectRefusedBeforeExecution(query)).toMatch(/cost \d+ exceeds the limit of 10000/);
+    // `first` given as a variable counts the same.
+    const withVariable = `query($n: Int) { a: customer(id: "${id}") { orders(first: $n) { nodes { lines { sku quantity } } } } }`;
+    expect(await expectRefusedBeforeExecution(withVariable, { n: 100 })).toMatch(/cost/);
+    expect(dataOf(await stack.gql(withVariable, { n: 5 }))).toEqual({ a: null });
+  });
+
+  it(`refuses a query deeper than ${LIMITS.maxDepth}`, async () => {
+    const id = newId();
+    const deep = `{ customer(id: "${id}") { orders { nodes { customer { orders { nodes { customer { orders { nodes { id } } } } } } } } } }`;
+    expect(await expectRefusedBeforeExecution(deep)).toMatch(/depth/i);
+    const ok = `{ ordersByStatus(status: PAID, first: 1) { edges { node { customer { orders(first: 1) { nodes { lines { sku } } } } } } } }`;
+    expect(dataOf(await stack.gql(ok)).ordersByStatus.edges).toEqual([]);
+  });
+
+  it(`refuses more than ${LIMITS.maxTokens} tokens`, async () => {
+    const query = `{ ${Array.from({ length: LIMITS.maxTokens }, () => '__typename').join(' ')} }`;
+    expect(await expectRefusedBeforeExecution(query, undefined, 'GRAPHQL_PARSE_FAILED')).toMatch(/token/i);
+  });
+
+  it('refuses batched HTTP requests', async () => {
+    const res = await fetch(stack.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }]),
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('refuses oversized string input with BAD_USER_INPUT before any request', async () => {
+    const { response, wire } = await stack.measure('mutation($name: String!) { createCustomer(input: { name: $name, email: "a@example.com" }) { id } }', { name: 'x'.repeat(10_000) });
+    expectError(response, 'BAD_USER_INPUT');
+    expect(wire).toEqual([]);
+  });
+
+  it('answers a 20 MB body with 413 without reading it whole', async () => {
+    const url = new URL(stack.server.url);
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+        req.destroy();
+      });
+      req.on('error', (error) => { if (written < 20 * chunk.length) return; reject(error); });
+      const pump = () => {
+        while (written < 20 * chunk.length && !req.destroyed) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!req.destroyed) req.end();
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(written).toBeLessThan(20 * chunk.length);
+  });
+
+  it('refuses a declared Content-Length over the limit at once', async () => {
+    const res = await fetch(stack.server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ' '.repeat(LIMITS.maxBodyBytes + 1) });
+    expect(res.status).toBe(413);
+  });
+});
+
+describe('production mode', () => {
+  let production: Stack;
+  let lines: Array<Record<string, any>>;
+  beforeAll(async () => {
+    lines = [];
+    production = await startStack({ production: true, log: (line) => lines.push(line) });
+  });
+  afterAll(async () => { await production?.close(); });
+
+  it('serves no introspection and no landing page', async () => {
+    const response = await production.gql('{ __schema { types { name } } }');
+    expect(response.status).toBe(400);
+    expectError(response, 'GRAPHQL_VALIDATION_FAILED');
+    const page = await fetch(production.server.url, { headers: { accept: 'text/html' } });
+    expect(await page.text()).not.toMatch(/<html|sandbox/i);
+  });
+
+  it('hides field suggestions', async () => {
+    const response = await production.gql('{ customr(id: "x") { id } }');
+    expectError(response, 'GRAPHQL_VALIDATION_FAILED');
+    expect(response.errors![0]!.message).not.toMatch(/did you mean/i);
+    expect(response.errors![0]!.message).not.toMatch(/customer/);
+  });
+
+  it('omits the explain extension unless enabled', async () => {
+    const response = await production.gql(`{ customer(id: "${newId()}") { id } }`, undefined, { 'x-explain': '1' });
+    expect(response.extensions?.dynamodb).toBeUndefined();
+  });
+
+  it('logs each operation as JSON with request id, operation name, DynamoDB requests and duration', async () => {
+    const response = await production.gql(`query CustomerName { customer(id: "${newId()}") { name } }`, undefined, { 'x-request-id': 'req-42' });
+    expect(response.headers.get('x-request-id')).toBe('req-42');
+    const line = lines.find((l) => l.msg === 'operation' && l.requestId === 'req-42');
+    expect(line).toMatchObject({ level: 30, operationName: 'CustomerName', dynamodb: { requests: 1, waves: 1 }, errors: 0 });
+    expect(typeof line!.durationMs).toBe('number');
+  });
+});
+
+describe('production mode with introspection and explain enabled', () => {
+  let stack: Stack;
+  beforeAll(async () => { stack = await startStack({ production: true, introspectionInProduction: true, explainInProduction: true }); });
+  afterAll(async () => { await stack?.close(); });
+
+  it('serves introspection and the plan when asked', async () => {
+    expect(dataOf(await stack.gql('{ __schema { queryType { name } } }'))).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    const response = await stack.gql(`{ customer(id: "${newId()}") { id } }`, undefined, { 'x-explain': '1' });
+    expect(response.extensions?.dynamodb).toMatchObject({ waves: 1, totals: { requests: 1 } });
+    expect((await stack.gql(`{ customer(id: "${newId()}") { id } }`)).extensions?.dynamodb).toBeUndefined();
+  });
+});
