@@ -42,6 +42,8 @@ export interface LatencyProxy {
   endpoint: string;
   /** Records kept since the last `reset` (only while recording is on). */
   records(): ProxyRecord[];
+  /** The records kept since the last drain or reset, forgotten as they are returned. */
+  drain(): ProxyRecord[];
   reset(record: boolean): void;
   counters(): ProxyCounters;
   close(): Promise<void>;
@@ -97,6 +99,11 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
   return {
     endpoint: `http://127.0.0.1:${port}`,
     records: () => records,
+    drain() {
+      const out = records;
+      records = [];
+      return out;
+    },
     reset(record) {
       records = [];
       recording = record;

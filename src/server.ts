@@ -144,7 +144,14 @@ export async function startServer(options: ServerOptions & { port: number; host:
   const ready = async () => {
     await options.table.get({ Key: { PK: 'HEALTH#READY', SK: 'HEALTH' } });
   };
+  let closing = false;
   const http = createServer((req, res) => {
+    if (closing) {
+      // Shutting down: a request that still arrives on a kept-alive connection is turned away.
+      res.setHeader('Connection', 'close');
+      return sendJson(res, 503, { errors: [{ message: 'server is shutting down', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    }
+    res.on('finish', () => { if (closing) req.socket.destroySoon(); });
     handle(apollo, options, ready, req, res).catch((error: unknown) => {
       options.logger.error({ err: error }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -161,7 +168,9 @@ export async function startServer(options: ServerOptions & { port: number; host:
     url: `http://${shownHost === '0.0.0.0' ? 'localhost' : shownHost}:${port}/graphql`,
     port,
     http,
+    /** Graceful: stops accepting, lets in-flight requests finish, then stops Apollo. */
     async close() {
+      closing = true;
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeIdleConnections();

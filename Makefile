@@ -1,0 +1,13 @@
+# `sam build` (BuildMethod: makefile in template.yaml) runs `make build-GraphQLFunction` in a copy of
+# this directory, with ARTIFACTS_DIR set. Run `npm ci` first: the bundle is made from node_modules.
+#
+# One ESM bundle of src/lambda.ts and everything it imports (the AWS SDK included, so the deployed
+# code runs the SDK version the lock file pins, not the runtime's). src/schema reads its *.graphql
+# files from beside the module at startup, so they are copied next to the bundle.
+ESBUILD ?= node_modules/.bin/esbuild
+
+build-GraphQLFunction:
+	$(ESBUILD) src/lambda.ts --bundle --platform=node --format=esm --target=node22 \
+		--outfile=$(ARTIFACTS_DIR)/lambda.mjs --sourcemap --legal-comments=none --log-level=warning \
+		"--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+	cp src/schema/*.graphql $(ARTIFACTS_DIR)/

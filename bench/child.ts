@@ -1,0 +1,78 @@
+/**
+ * Entry point of the benchmark's child processes (see ipc.ts): `child.ts <role>`, configured by
+ * the JSON in BENCH_CHILD_CONFIG.
+ *
+ * - engine: the embedded engine (src/engine/embedded) on a free loopback port;
+ * - proxy:  the latency proxy in front of the engine (proxy.ts);
+ * - single: the product's own HTTP server (src/server `startServer`), production settings, its
+ *           SDK client pointed at the proxy;
+ * - multi:  the multi-table baseline server (multi-table/server.ts), SDK client at the proxy;
+ * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
+ */
+import pino from 'pino';
+import { startEngine } from '../src/engine/embedded';
+import { createDocumentClient } from '../src/dynamo/client';
+import { Table } from '../src/dynamo/table';
+import { startServer } from '../src/server';
+import { serveParent, type Role } from './ipc';
+import { startLatencyProxy } from './proxy';
+import { latencySampler, type LatencyModel } from './rng';
+import { startMultiTableServer } from './multi-table/server';
+import { startRawServer, type RawQueryShape } from './raw';
+
+const role = process.argv[2] as Role;
+const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
+  endpoint?: string;
+  latency?: LatencyModel;
+  tableName?: string;
+  rawQuery?: RawQueryShape;
+  ordersShown?: number;
+};
+const region = 'us-east-1';
+
+switch (role) {
+  case 'engine': {
+    const engine = await startEngine({ host: '127.0.0.1', port: 0 });
+    serveParent(engine.endpoint, {}, () => engine.close());
+    break;
+  }
+  case 'proxy': {
+    if (!config.endpoint || !config.latency) throw new Error('proxy needs endpoint and latency');
+    const proxy = await startLatencyProxy({ target: config.endpoint, delay: latencySampler(config.latency) });
+    serveParent(proxy.endpoint, {
+      records: () => proxy.records(),
+      drain: () => proxy.drain(),
+      reset: (record: boolean) => { proxy.reset(Boolean(record)); return true; },
+      counters: () => proxy.counters(),
+    }, () => proxy.close());
+    break;
+  }
+  case 'single': {
+    const doc = createDocumentClient({ endpoint: config.endpoint, region });
+    const server = await startServer({
+      table: new Table(config.tableName ?? 'app', doc),
+      production: true,
+      explainInProduction: true, // only the start-up probe sends x-explain: 1
+      logger: pino({ level: 'silent' }),
+      port: 0,
+      host: '127.0.0.1',
+    });
+    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    break;
+  }
+  case 'multi': {
+    const doc = createDocumentClient({ endpoint: config.endpoint, region });
+    const server = await startMultiTableServer({ doc });
+    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    break;
+  }
+  case 'raw': {
+    if (!config.rawQuery) throw new Error('raw needs rawQuery');
+    const doc = createDocumentClient({ endpoint: config.endpoint, region });
+    const server = await startRawServer({ doc, query: config.rawQuery, ordersShown: config.ordersShown ?? 20 });
+    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    break;
+  }
+  default:
+    throw new Error(`unknown role ${String(role)}`);
+}

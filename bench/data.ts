@@ -1,0 +1,190 @@
+/**
+ * The benchmark's data set, built once (seeded) and loaded into both designs:
+ *
+ * - the single table, as items made by the product's own codecs (`profileToItem`,
+ *   `addressToItem`, `summaryToItem`, `headerToItem`, `lineToItem`, `emailGuardItem`), the way
+ *   test/support does it;
+ * - the four tables of the multi-table baseline, as plain rows.
+ *
+ * Both are written with BatchWriteItem (25 items a call, a few streams, UnprocessedItems retried),
+ * straight to the engine (not through the latency proxy).
+ *
+ * Shape: `customers` ordinary customers (1–4 addresses, 5–40 orders of 1–4 lines, placed over the
+ * last two months), plus "growth" customers with 100, 1,000 and 10,000 orders placed earlier
+ * (so the status pages show ordinary customers' orders). Every `placedAt` is unique, so both
+ * designs order ties identically. The growth customers' orders are written as the customer screen
+ * reads them (the single table's order summaries; the baseline's `orders` rows), without order
+ * headers and lines, to keep loading short: no scenario reads their detail.
+ */
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  addressToItem,
+  emailGuardItem,
+  headerToItem,
+  lineToItem,
+  newId,
+  profileToItem,
+  summaryToItem,
+  type AddressRecord,
+  type CustomerRecord,
+  type OrderLineRecord,
+  type OrderRecord,
+  type OrderStatus,
+} from '../src/model';
+import type { Item } from '../src/dynamo/table';
+import { intBetween, pick, seededRandom } from './rng';
+import { TABLES } from './multi-table/tables';
+
+export const STATUSES: OrderStatus[] = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
+const SKUS = ['BOOK-001', 'MUG-002', 'TEE-003', 'PEN-004', 'LAMP-005', 'CAP-006', 'BAG-007'];
+const CITIES: Array<[string, string]> = [['Madrid', 'ES'], ['Lisboa', 'PT'], ['Lyon', 'FR'], ['Berlin', 'DE'], ['Milano', 'IT']];
+
+export interface OrderData extends OrderRecord {
+  lines: OrderLineRecord[];
+}
+
+export interface CustomerData {
+  customer: CustomerRecord;
+  addresses: AddressRecord[];
+  /** Newest first. */
+  orders: OrderData[];
+  /** Whether order headers and lines are written (ordinary customers) or only summaries. */
+  detail: boolean;
+}
+
+export interface DataSet {
+  customers: CustomerData[];
+  /** Ordinary customers (the customer screen cycles through them). */
+  ordinary: CustomerData[];
+  /** Growth customers by order count: 100, 1000, 10000. */
+  growth: Map<number, CustomerData>;
+  /** Orders with detail (header + lines) written, for the order-detail scenario. */
+  detailedOrders: OrderData[];
+}
+
+export const GROWTH_SIZES = [100, 1_000, 10_000] as const;
+
+export function buildDataSet(options: { customers: number; seed: number | string }): DataSet {
+  const random = seededRandom(`data:${options.seed}`);
+  const usedTimes = new Set<number>();
+  const uniqueTime = (from: number, to: number) => {
+    for (;;) {
+      const t = from + Math.floor(random() * (to - from));
+      if (!usedTimes.has(t)) {
+        usedTimes.add(t);
+        return t;
+      }
+    }
+  };
+  let serial = 0;
+  const makeCustomer = (orderCount: number, window: [number, number], detail: boolean): CustomerData => {
+    const n = ++serial;
+    const id = newId();
+    const customer: CustomerRecord = {
+      id,
+      name: `Customer ${n}`,
+      email: `customer-${n}@example.com`,
+      createdAt: new Date(Date.parse('2024-01-01T00:00:00.000Z') + n * 3_600_000).toISOString(),
+    };
+    const addresses: AddressRecord[] = Array.from({ length: intBetween(random, 1, 4) }, (_, i) => {
+      const [city, country] = pick(random, CITIES);
+      return { label: `addr-${String(i).padStart(2, '0')}`, street: `Calle ${n}-${i}`, city, postalCode: String(10000 + intBetween(random, 0, 89999)), country };
+    });
+    const times = Array.from({ length: orderCount }, () => uniqueTime(window[0], window[1])).sort((a, b) => b - a);
+    const orders = times.map((time): OrderData => {
+      const lines = Array.from({ length: intBetween(random, 1, 4) }, (_, k): OrderLineRecord => ({
+        lineNo: k + 1,
+        sku: pick(random, SKUS),
+        quantity: intBetween(random, 1, 5),
+        unitPriceCents: 199 + 50 * intBetween(random, 0, 60),
+      }));
+      return {
+        id: newId(),
+        customerId: id,
+        placedAt: new Date(time).toISOString(),
+        status: pick(random, STATUSES),
+        totalCents: lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0),
+        lineCount: lines.length,
+        lines,
+      };
+    });
+    return { customer, addresses, orders, detail };
+  };
+
+  const recent: [number, number] = [Date.parse('2026-08-01T00:00:00.000Z'), Date.parse('2026-09-30T00:00:00.000Z')];
+  const earlier: [number, number] = [Date.parse('2024-01-01T00:00:00.000Z'), Date.parse('2026-07-01T00:00:00.000Z')];
+  const ordinary = Array.from({ length: options.customers }, () => makeCustomer(intBetween(random, 5, 40), recent, true));
+  const growth = new Map<number, CustomerData>(GROWTH_SIZES.map((size) => [size, makeCustomer(size, earlier, false)]));
+  const detailedOrders = ordinary.flatMap((c) => c.orders);
+  return { customers: [...ordinary, ...growth.values()], ordinary, growth, detailedOrders };
+}
+
+/** What each design stores: a list of (table, item) to write. */
+export interface Write { table: string; item: Item }
+
+export function singleTableWrites(data: DataSet, tableName: string): Write[] {
+  const out: Write[] = [];
+  for (const { customer, addresses, orders, detail } of data.customers) {
+    const profile = profileToItem(customer);
+    if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((a) => a.label));
+    out.push({ table: tableName, item: profile }, { table: tableName, item: emailGuardItem(customer.email, customer.id) });
+    for (const address of addresses) out.push({ table: tableName, item: addressToItem(customer.id, address) });
+    for (const order of orders) {
+      const record: OrderRecord = { id: order.id, customerId: order.customerId, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents, lineCount: order.lineCount };
+      out.push({ table: tableName, item: summaryToItem(record) });
+      if (detail) {
+        out.push({ table: tableName, item: headerToItem(record) });
+        for (const line of order.lines) out.push({ table: tableName, item: lineToItem(order.id, line) });
+      }
+    }
+  }
+  return out;
+}
+
+export function multiTableWrites(data: DataSet): Write[] {
+  const out: Write[] = [];
+  for (const { customer, addresses, orders, detail } of data.customers) {
+    out.push({ table: TABLES.customers, item: { ...customer, emailLower: customer.email.toLowerCase() } });
+    for (const address of addresses) out.push({ table: TABLES.addresses, item: { customerId: customer.id, ...address } });
+    for (const order of orders) {
+      out.push({ table: TABLES.orders, item: { id: order.id, customerId: order.customerId, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents, lineCount: order.lineCount } });
+      if (detail) for (const line of order.lines) out.push({ table: TABLES.lines, item: { orderId: order.id, ...line } });
+    }
+  }
+  return out;
+}
+
+/** BatchWriteItem, 25 items a call, `streams` calls in flight, UnprocessedItems retried. */
+export async function writeAll(doc: DynamoDBDocumentClient, writes: readonly Write[], streams = 4): Promise<void> {
+  const batches: Write[][] = [];
+  for (let i = 0; i < writes.length; i += 25) batches.push(writes.slice(i, i + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++] as Write[];
+      let pending: Record<string, any[]> | undefined = {};
+      for (const { table, item } of batch) (pending[table] ??= []).push({ PutRequest: { Item: item } });
+      for (let attempt = 0; pending && Object.keys(pending).length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt)));
+        const out = await doc.send(new BatchWriteCommand({ RequestItems: pending }));
+        pending = out.UnprocessedItems as Record<string, any[]> | undefined;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: streams }, worker));
+}
+
+/** The GraphQL data a client should read for the customer screen (to check every design). */
+export function expectedCustomerScreen(data: CustomerData, ordersShown: number) {
+  const { customer, addresses, orders } = data;
+  return {
+    customer: {
+      id: customer.id,
+      name: customer.name,
+      email: customer.email,
+      createdAt: customer.createdAt,
+      addresses: [...addresses].sort((a, b) => a.label.localeCompare(b.label)).map((a) => ({ ...a })),
+      orders: { nodes: orders.slice(0, ordersShown).map((o) => ({ id: o.id, placedAt: o.placedAt, status: o.status, totalCents: o.totalCents })) },
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * How one (scenario, design) pair is measured:
+ *
+ * 1. Sequential: `ops` HTTP POSTs one after the other on one keep-alive connection (after a short
+ *    warm-up), each timed from send to last byte. After each operation the proxy's records are
+ *    drained, so every DynamoDB request is attributed to exactly the operation that caused it:
+ *    requests, waves (see `countWaves`), items read, consumed capacity, per operation.
+ * 2. Load: autocannon at `connections` concurrency against the same endpoint for `durationSec`
+ *    (after a `warmupSec` warm-up run): requests/s, latency under load, and the CPU time each
+ *    process spent per operation (server under test, engine, proxy, load generator).
+ */
+import { Agent, request } from 'node:http';
+import autocannon from 'autocannon';
+import type { ChildHandle, CpuSample } from './ipc';
+import { countWaves, type ProxyCounters, type ProxyRecord } from './proxy';
+
+export interface SequentialResult {
+  ops: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  maxMs: number;
+  /** Per operation, averaged over the sequential run. */
+  requests: number;
+  waves: number;
+  itemsRead: number;
+  itemsReturned: number;
+  rcu: number;
+  /** min–max per operation, to show when the cost is not constant. */
+  requestsRange: [number, number];
+  wavesRange: [number, number];
+  itemsReadRange: [number, number];
+  /** DynamoDB operations of the first measured operation, e.g. ['GetItem', 'Query', 'Query']. */
+  operations: string[];
+  /** Whether every DynamoDB request asked for ReturnConsumedCapacity. */
+  askedCapacity: boolean;
+  graphqlErrors: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  completed: number;
+  durationSec: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  non2xx: number;
+  errors: number;
+  graphqlErrors: number;
+  /** DynamoDB requests that reached the proxy per completed operation, under load. */
+  dynamoRequestsPerOp: number;
+  /** CPU ms spent per completed operation by each process. */
+  cpuMsPerOp: { server: number; engine: number; proxy: number; loadGenerator: number };
+}
+
+export interface Processes {
+  proxy: ChildHandle;
+  engine: ChildHandle;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+export function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}
+
+export async function runSequential(url: string, bodies: readonly string[], options: { ops: number; warmupOps: number }, processes: Processes): Promise<SequentialResult> {
+  let graphqlErrors = 0;
+  const check = (answer: { status: number; text: string }) => {
+    if (answer.status !== 200 || answer.text.includes('"errors"')) {
+      graphqlErrors++;
+      if (graphqlErrors <= 3) console.warn(`  ! ${url} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    }
+  };
+  for (let i = 0; i < options.warmupOps; i++) check(await post(url, bodies[i % bodies.length] as string));
+  graphqlErrors = 0;
+  await processes.proxy.call('reset', true);
+  const latencies: number[] = [];
+  const costs: Array<{ requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; operations: string[] }> = [];
+  for (let i = 0; i < options.ops; i++) {
+    const body = bodies[i % bodies.length] as string;
+    const started = performance.now();
+    const answer = await post(url, body);
+    latencies.push(performance.now() - started);
+    check(answer);
+    const records = await processes.proxy.call<ProxyRecord[]>('drain');
+    costs.push({
+      requests: records.length,
+      waves: countWaves(records),
+      itemsRead: sum(records.map((r) => r.scanned)),
+      itemsReturned: sum(records.map((r) => r.items)),
+      rcu: sum(records.map((r) => r.capacity)),
+      asked: records.every((r) => r.askedCapacity),
+      operations: [...records].sort((a, b) => a.startedAt - b.startedAt).map((r) => (r.index ? `${r.operation}(${r.tables.join(',')}.${r.index})` : `${r.operation}(${r.tables.join(',')})`)),
+    });
+  }
+  await processes.proxy.call('reset', false);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const range = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+  return {
+    ops: options.ops,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    meanMs: round(sum(latencies) / latencies.length),
+    maxMs: round(sorted.at(-1) ?? Number.NaN),
+    requests: round(mean(costs.map((c) => c.requests))),
+    waves: round(mean(costs.map((c) => c.waves))),
+    itemsRead: round(mean(costs.map((c) => c.itemsRead))),
+    itemsReturned: round(mean(costs.map((c) => c.itemsReturned))),
+    rcu: round(mean(costs.map((c) => c.rcu)), 3),
+    requestsRange: range(costs.map((c) => c.requests)),
+    wavesRange: range(costs.map((c) => c.waves)),
+    itemsReadRange: range(costs.map((c) => c.itemsRead)),
+    operations: costs[0]?.operations ?? [],
+    askedCapacity: costs.every((c) => c.asked),
+    graphqlErrors,
+  };
+}
+
+export async function runLoad(url: string, bodies: readonly string[], options: { connections: number; durationSec: number; warmupSec: number }, server: ChildHandle, processes: Processes): Promise<LoadResult> {
+  const fire = async (durationSec: number) => {
+    let next = 0;
+    let graphqlErrors = 0;
+    const result = await autocannon({
+      url,
+      connections: options.connections,
+      duration: durationSec,
+      requests: [{
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] as string }),
+        onResponse: (status, body) => {
+          if (status !== 200 || body.includes('"errors"')) graphqlErrors++;
+        },
+      }],
+    });
+    return { result, graphqlErrors };
+  };
+  await fire(options.warmupSec);
+  const before = await snapshot(server, processes);
+  const { result, graphqlErrors } = await fire(options.durationSec);
+  const after = await snapshot(server, processes);
+  const completed = result.requests.total;
+  const perOp = (a: CpuSample, b: CpuSample) => round((b.user + b.system - a.user - a.system) / 1000 / Math.max(1, completed), 3);
+  return {
+    rps: round(completed / result.duration, 1),
+    completed,
+    durationSec: round(result.duration, 2),
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    graphqlErrors,
+    dynamoRequestsPerOp: round((after.counters.requests - before.counters.requests) / Math.max(1, completed), 2),
+    cpuMsPerOp: {
+      server: perOp(before.server, after.server),
+      engine: perOp(before.engine, after.engine),
+      proxy: perOp(before.proxy, after.proxy),
+      loadGenerator: perOp(before.self, after.self),
+    },
+  };
+}
+
+async function snapshot(server: ChildHandle, processes: Processes) {
+  const usage = process.cpuUsage();
+  const [serverCpu, engine, proxy, counters] = await Promise.all([
+    server.call<CpuSample>('cpu'),
+    processes.engine.call<CpuSample>('cpu'),
+    processes.proxy.call<CpuSample>('cpu'),
+    processes.proxy.call<ProxyCounters>('counters'),
+  ]);
+  return { server: serverCpu, engine, proxy, counters, self: { user: usage.user, system: usage.system, rssBytes: 0 } };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((n, v) => n + v, 0);
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : sum(values) / values.length;
+}
+
+export function round(n: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}

@@ -1,0 +1,275 @@
+/**
+ * `npm run bench`: the single-table claim, measured side by side with a multi-table design.
+ *
+ * Starts (each in its own process) the embedded engine, a latency proxy in front of it, the
+ * product's real HTTP GraphQL server, the multi-table baseline's GraphQL server (same schema), and
+ * a raw customer-screen endpoint; loads the same seeded data into both designs; then, scenario by
+ * scenario and design by design, measures DynamoDB requests, waves, items read, consumed
+ * capacity, sequential p50/p99 and throughput under autocannon. Writes bench/results.json and
+ * bench/RESULTS.md and prints the Markdown. See bench/README.md for flags.
+ */
+import { writeFileSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
+import { cpus, totalmem, platform, release } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { createDocumentClient } from '../src/dynamo/client';
+import { ensureTable } from '../src/dynamo/definition';
+import { readBenchConfig, type BenchConfig } from './config';
+import { spawnChild, type ChildHandle } from './ipc';
+import { buildDataSet, expectedCustomerScreen, GROWTH_SIZES, multiTableWrites, singleTableWrites, STATUSES, writeAll, type DataSet } from './data';
+import { createMultiTables } from './multi-table/tables';
+import { post, round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
+import { renderMarkdown, type DesignName, type Results, type ScenarioResult } from './report';
+import { seededRandom } from './rng';
+import type { RawQueryShape } from './raw';
+import { summariseProfile } from './profile';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const TABLE_NAME = 'app';
+const ORDERS_SHOWN = 20;
+
+const ADDRESS = 'label street city postalCode country';
+const QUERIES = {
+  customer: `query CustomerScreen($id: ID!) { customer(id: $id) { id name email createdAt addresses { ${ADDRESS} } orders(first: ${ORDERS_SHOWN}) { nodes { id placedAt status totalCents } } } }`,
+  order: `query OrderDetail($id: ID!) { order(id: $id) { id placedAt status totalCents lines { lineNo sku quantity unitPriceCents } customer { name addresses { ${ADDRESS} } } } }`,
+  status: 'query OrdersByStatus($status: OrderStatus!) { ordersByStatus(status: $status, first: 50) { nodes { id placedAt status totalCents customer { name } } pageInfo { hasNextPage } } }',
+};
+
+interface Scenario {
+  id: string;
+  name: string;
+  query: string;
+  bodies: string[];
+  designs: DesignName[];
+  /** Expected `data` for a body, when the data set tells it (else designs are compared to each other). */
+  expected?: (index: number) => unknown;
+}
+
+const body = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
+
+function shuffled<T>(list: readonly T[], seed: string): T[] {
+  const random = seededRandom(seed);
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
+  const seed = String(config.latency.seed);
+  const customers = shuffled(data.ordinary, `customers:${seed}`);
+  const big = data.growth.get(10_000);
+  if (!big) throw new Error('no 10,000-order customer');
+  const orders = shuffled(data.detailedOrders, `orders:${seed}`).slice(0, Math.max(50, Math.min(config.ops, 300)));
+  const list: Scenario[] = [
+    {
+      id: 'customer',
+      name: 'customer screen',
+      query: QUERIES.customer,
+      bodies: customers.map((c) => body(QUERIES.customer, { id: c.customer.id })),
+      designs: ['singleTable', 'multiTable', 'raw'],
+      expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
+    },
+    {
+      id: 'customer-10k',
+      name: 'customer screen, 10,000-order customer',
+      query: QUERIES.customer,
+      bodies: [body(QUERIES.customer, { id: big.customer.id })],
+      designs: ['singleTable', 'multiTable', 'raw'],
+      expected: () => expectedCustomerScreen(big, ORDERS_SHOWN),
+    },
+    {
+      id: 'order',
+      name: 'order detail with its customer',
+      query: QUERIES.order,
+      bodies: orders.map((o) => body(QUERIES.order, { id: o.id })),
+      designs: ['singleTable', 'multiTable'],
+    },
+    {
+      id: 'status',
+      name: 'ordersByStatus(first: 50) with customers\u2019 names',
+      query: QUERIES.status,
+      bodies: STATUSES.map((status) => body(QUERIES.status, { status })),
+      designs: ['singleTable', 'multiTable'],
+    },
+  ];
+  return config.only.length === 0 ? list : list.filter((s) => config.only.some((word) => s.id.includes(word)));
+}
+
+/** The customer-screen Query the product really sends, read from its explain extension. */
+async function probeProductQuery(url: string, customerId: string): Promise<{ shape: RawQueryShape; explain: unknown }> {
+  const answer = await post(url, body(QUERIES.customer, { id: customerId }), { 'x-explain': '1' });
+  const parsed = JSON.parse(answer.text) as { extensions?: { dynamodb?: { requests?: Array<{ operation: string; keyCondition: string | null }> } } };
+  const requests = parsed.extensions?.dynamodb?.requests ?? [];
+  const query = requests.find((r) => r.operation === 'Query' && r.keyCondition?.startsWith('PK = "CUSTOMER#'));
+  const match = query?.keyCondition ? /\((ascending|descending)(?:, Limit (\d+))?/.exec(query.keyCondition) : null;
+  if (!match || !match[2]) throw new Error(`could not read the customer-screen Query from the explain extension: ${answer.text.slice(0, 500)}`);
+  return { shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) }, explain: parsed.extensions?.dynamodb };
+}
+
+async function verify(scenario: Scenario, urls: Record<DesignName, string>): Promise<{ verified: boolean; problems: string[] }> {
+  const problems: string[] = [];
+  const samples = Math.min(5, scenario.bodies.length);
+  for (let i = 0; i < samples; i++) {
+    const answers = new Map<DesignName, unknown>();
+    for (const design of scenario.designs) {
+      const answer = await post(urls[design], scenario.bodies[i] as string);
+      const parsed = JSON.parse(answer.text) as { data?: unknown; errors?: unknown };
+      if (parsed.errors) problems.push(`${design} errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`);
+      answers.set(design, parsed.data);
+    }
+    const reference = scenario.expected ? scenario.expected(i) : answers.get('singleTable');
+    for (const [design, data] of answers) {
+      if (!isDeepStrictEqual(data, reference)) problems.push(`${design} answer #${i} differs from ${scenario.expected ? 'the loaded data' : 'the single table\u2019s'}: ${JSON.stringify(data).slice(0, 200)}`);
+    }
+  }
+  return { verified: problems.length === 0, problems };
+}
+
+async function main() {
+  const config = readBenchConfig();
+  const startedAt = Date.now();
+  const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s] ${message}`);
+  const profileDir = join(here, 'profiles');
+  const serverExecArgv = (role: string) => (config.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${role}.${process.pid}.cpuprofile`] : []);
+  if (config.cpuProf) mkdirSync(profileDir, { recursive: true });
+
+  const children: ChildHandle[] = [];
+  const spawn = async (...args: Parameters<typeof spawnChild>) => {
+    const child = await spawnChild(...args);
+    children.push(child);
+    return child;
+  };
+  let stopping = false;
+  const stopAll = async () => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(children.reverse().map((child) => child.stop().catch(() => undefined)));
+  };
+  process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
+
+  try {
+    const engine = await spawn('engine');
+    const proxy = await spawn('proxy', { env: { BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: engine.endpoint, latency: config.latency }) } });
+    const processes: Processes = { engine, proxy };
+    log(`engine ${engine.endpoint}, latency proxy ${proxy.endpoint} (median ${config.latency.medianMs} ms, sigma ${config.latency.sigma}, tail ${config.latency.tail} × +${config.latency.tailMinMs}–${config.latency.tailMaxMs} ms, seed ${config.latency.seed})`);
+
+    // ---- data ---------------------------------------------------------------------------------
+    const loader = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
+    await ensureTable(loader, TABLE_NAME);
+    await createMultiTables(loader);
+    const data = buildDataSet({ customers: config.customers, seed: config.latency.seed });
+    const singleWrites = singleTableWrites(data, TABLE_NAME);
+    const multiWrites = multiTableWrites(data);
+    await Promise.all([writeAll(loader, singleWrites), writeAll(loader, multiWrites)]);
+    loader.destroy();
+    const orderCount = data.customers.reduce((n, c) => n + c.orders.length, 0);
+    log(`loaded ${data.customers.length} customers, ${orderCount} orders: ${singleWrites.length} single-table items, ${multiWrites.length} multi-table items`);
+
+    // ---- servers ------------------------------------------------------------------------------
+    const childConfig = (extra: Record<string, unknown> = {}) => ({ BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: proxy.endpoint, tableName: TABLE_NAME, ...extra }) });
+    const single = await spawn('single', { env: childConfig(), execArgv: serverExecArgv('single') });
+    const multi = await spawn('multi', { env: childConfig(), execArgv: serverExecArgv('multi') });
+    const probe = await probeProductQuery(single.endpoint, (data.ordinary[0] as DataSet['ordinary'][number]).customer.id);
+    const raw = await spawn('raw', { env: childConfig({ rawQuery: probe.shape, ordersShown: ORDERS_SHOWN }), execArgv: serverExecArgv('raw') });
+    const servers: Record<DesignName, ChildHandle> = { singleTable: single, multiTable: multi, raw };
+    const urls: Record<DesignName, string> = { singleTable: single.endpoint, multiTable: multi.endpoint, raw: raw.endpoint };
+    log(`servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`);
+
+    // ---- scenarios ----------------------------------------------------------------------------
+    const results: ScenarioResult[] = [];
+    for (const scenario of scenarios(data, config)) {
+      const check = await verify(scenario, urls);
+      if (!check.verified) for (const problem of check.problems) console.warn(`  ! ${scenario.id}: ${problem}`);
+      const designs: ScenarioResult['designs'] = {};
+      for (const design of scenario.designs) {
+        const sequential = await runSequential(urls[design], scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps }, processes);
+        const load = await runLoad(urls[design], scenario.bodies, config, servers[design], processes);
+        designs[design] = summarise(sequential, load);
+        log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${sequential.requests} waves ${sequential.waves} items ${sequential.itemsRead} RCU ${sequential.rcu} p50 ${sequential.p50Ms} ms p99 ${sequential.p99Ms} ms | ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op`);
+      }
+      results.push({ id: scenario.id, name: scenario.name, query: scenario.query, verified: check.verified, problems: check.problems, designs });
+    }
+
+    // ---- growth -------------------------------------------------------------------------------
+    const growth: Results['growth'] = [];
+    const growthScenario = config.only.length === 0 || config.only.some((word) => 'growth'.includes(word));
+    if (growthScenario) {
+      for (const size of GROWTH_SIZES) {
+        const customer = data.growth.get(size);
+        if (!customer) continue;
+        const bodies = [body(QUERIES.customer, { id: customer.customer.id })];
+        const row: Results['growth'][number] = { orders: size };
+        for (const design of ['singleTable', 'multiTable'] as const) {
+          const s = await runSequential(urls[design], bodies, { ops: config.growthOps, warmupOps: 10 }, processes);
+          row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
+        }
+        growth.push(row);
+        log(`growth ${String(size).padStart(6)} orders: single-table items ${row.singleTable?.itemsRead} p50 ${row.singleTable?.p50Ms} ms | multi-table items ${row.multiTable?.itemsRead} p50 ${row.multiTable?.p50Ms} ms`);
+      }
+    }
+
+    await stopAll();
+    const cpu = cpus();
+    const output: Results = {
+      config: {
+        latencyMs: config.latency.medianMs,
+        sigma: config.latency.sigma,
+        tail: config.latency.tail,
+        tailMs: [config.latency.tailMinMs, config.latency.tailMaxMs],
+        seed: config.latency.seed,
+        sequentialOps: config.ops,
+        loadDurationSec: config.durationSec,
+        connections: config.connections,
+        customers: data.customers.length,
+        orders: orderCount,
+        singleTableItems: singleWrites.length,
+        multiTableItems: multiWrites.length,
+        rawQuery: probe.shape,
+        productExplain: probe.explain,
+        machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version, memoryGiB: round(totalmem() / 2 ** 30, 1), os: `${platform()} ${release()}` },
+        date: new Date().toISOString(),
+        durationSec: round((Date.now() - startedAt) / 1000, 1),
+      },
+      scenarios: results,
+      growth,
+    };
+    const markdown = renderMarkdown(output);
+    console.log(`\n${markdown}`);
+    if (config.write) {
+      writeFileSync(join(here, 'results.json'), `${JSON.stringify(output, null, 2)}\n`);
+      writeFileSync(join(here, 'RESULTS.md'), markdown);
+      log('wrote bench/results.json and bench/RESULTS.md');
+    }
+    if (config.cpuProf && existsSync(profileDir)) {
+      for (const file of readdirSync(profileDir).filter((f) => f.endsWith(`${process.pid}.cpuprofile`))) {
+        console.log(`\nCPU profile ${join('bench/profiles', file)} — top self time:\n${summariseProfile(join(profileDir, file), 25)}`);
+      }
+    }
+    log(`done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  } finally {
+    await stopAll();
+  }
+}
+
+function summarise(s: SequentialResult, load: LoadResult) {
+  return {
+    requests: s.requests,
+    waves: s.waves,
+    itemsRead: s.itemsRead,
+    rcu: s.rcu,
+    p50Ms: s.p50Ms,
+    p99Ms: s.p99Ms,
+    rps: load.rps,
+    sequential: s,
+    load,
+  };
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

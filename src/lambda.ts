@@ -1,0 +1,90 @@
+/**
+ * The AWS Lambda entry point: the same Apollo server as `server.ts` (`createApollo`), behind an API
+ * Gateway HTTP API (payload format 2.0), through `@as-integrations/aws-lambda`.
+ *
+ * Per container, not per invocation: the configuration is read, and the DynamoDB client (which
+ * owns the keep-alive connection pool), the `Table`, the logger and the started Apollo server are
+ * made once, on the first invocation, and reused by every later one. Each invocation gets its own
+ * context (meter and loaders), exactly as an HTTP request does in `server.ts`.
+ *
+ * The embedded engine is never started here: with `DYNAMODB_ENDPOINT` the function talks to that
+ * endpoint, without it to Amazon DynamoDB in `AWS_REGION` (set by the Lambda runtime).
+ */
+import { randomUUID } from 'node:crypto';
+import { handlers, startServerAndCreateLambdaHandler } from '@as-integrations/aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context as LambdaContext } from 'aws-lambda';
+import { readConfig } from './config';
+import { createContext } from './context';
+import { createDocumentClient } from './dynamo/client';
+import { Table } from './dynamo/table';
+import { createLogger } from './logger';
+import { createApollo } from './server';
+
+type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
+
+let container: Invoke | undefined;
+
+/** The Lambda handler (`lambda.handler` in template.yaml). */
+export async function handler(event: APIGatewayProxyEventV2, context: LambdaContext): Promise<APIGatewayProxyStructuredResultV2> {
+  container ??= createContainer();
+  return container(event, context);
+}
+
+function createContainer(): Invoke {
+  const config = readConfig();
+  const logger = createLogger();
+  const doc = createDocumentClient({ endpoint: config.endpoint, region: config.region });
+  const table = new Table(config.tableName, doc);
+  const apollo = createApollo({ table, production: config.production, explainInProduction: config.explainInProduction, logger });
+
+  const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
+  const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
+    context: async ({ event, context }) => {
+      const explain = headerOf(event, 'x-explain') === '1' && (!config.production || config.explainInProduction);
+      return createContext(table, { explain, requestId: requestIds.get(event) ?? requestIdOf(event, context) });
+    },
+  });
+  logger.info({ table: config.tableName, endpoint: config.endpoint ?? 'Amazon DynamoDB', region: config.region }, 'lambda container ready');
+  return async (event, context) => {
+    const requestId = requestIdOf(event, context);
+    requestIds.set(event, requestId);
+    const result = (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
+    // Like server.ts, every answer names its request id (the one in logs and masked errors).
+    return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
+  };
+}
+
+/**
+ * The integration's HTTP API (v2) handler, with one change: a body that claims JSON but does not
+ * parse reaches Apollo as text (as in server.ts), so the client gets Apollo's usual JSON 400
+ * (`BAD_REQUEST`) instead of the integration's plain-text `SyntaxError` message.
+ */
+function httpApiRequests() {
+  const base = handlers.createAPIGatewayProxyEventV2RequestHandler();
+  return {
+    ...base,
+    fromEvent(event: APIGatewayProxyEventV2) {
+      try {
+        return base.fromEvent(event);
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        const { body, isBase64Encoded, ...rest } = event;
+        const text = isBase64Encoded ? Buffer.from(body ?? '', 'base64').toString('utf8') : (body ?? '');
+        return { ...base.fromEvent({ ...rest, isBase64Encoded: false }), body: text };
+      }
+    },
+  };
+}
+
+/** API Gateway's request id (also in its access logs), else the Lambda request id. */
+function requestIdOf(event: APIGatewayProxyEventV2, context?: LambdaContext): string {
+  return event.requestContext?.requestId || context?.awsRequestId || randomUUID();
+}
+
+/** HTTP API lower-cases header names; this does not rely on it. */
+function headerOf(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Server processes for tests that need real separate processes: `src/main.ts` started with
+ * `DYNAMODB_ENDPOINT` (so it never starts an engine of its own) on a free loopback port.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export async function startServerProcess(endpoint: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DYNAMODB_ENDPOINT: endpoint,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += String(chunk); });
+  child.stderr!.on('data', (chunk) => { output += String(chunk); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server process did not start:\n${output}`)), 30_000);
+    const onData = () => {
+      const match = /GraphQL server ready at (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server process exited with ${code}:\n${output}`)); });
+  });
+  return {
+    url,
+    child,
+    exited,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function gqlAt(url: string, query: string, variables?: Record<string, unknown>) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  return { status: res.status, ...((await res.json()) as { data?: any; errors?: any[] }) };
+}
