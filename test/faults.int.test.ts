@@ -66,7 +66,7 @@ describe('DynamoDB faults the server survives', () => {
       if (cut++ > 0) return undefined;
       const [table, ask] = Object.entries(request.body.RequestItems as Record<string, { Keys: unknown[] }>)[0]!;
       const answered = await request.forward({ ...request.body, RequestItems: { [table]: { ...ask, Keys: ask.Keys.slice(0, 1) } } });
-      return { ...answered, body: { ...answered.body, UnprocessedKeys: { [table]: { ...ask, Keys: ask.Keys.slice(1) } } } };
+      return { ...answered, body: { ...(answered.body as object), UnprocessedKeys: { [table]: { ...ask, Keys: ask.Keys.slice(1) } } } };
     });
     const { response, wire } = await stack.measure(query);
     expect(dataOf(response)).toEqual(expected);
@@ -116,7 +116,7 @@ describe('an engine that goes away and comes back', () => {
 
     await engine.close();
     const down = await gqlAt(server.url, `query($id: ID!) { customer(id: $id) { name } }`, { id: created.id });
-    expectError(down as any, 'INTERNAL_SERVER_ERROR');
+    expectError(down, 'INTERNAL_SERVER_ERROR');
     expect(down.errors![0].message).toBe('Internal server error');
     expect(JSON.stringify(down)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|:\d{4,5}|dynamo/i);
     expect(await health('/health')).toBe(200);

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { GraphQLResponse } from './stack';
 
 export interface ServerProcess {
   url: string;
@@ -59,7 +60,8 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
   };
 }
 
-export async function gqlAt(url: string, query: string, variables?: Record<string, unknown>) {
+/** Sends one GraphQL operation over HTTP to `url`. */
+export async function gqlAt(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, ...((await res.json()) as { data?: any; errors?: any[] }) };
+  return { status: res.status, headers: res.headers, ...((await res.json()) as Omit<GraphQLResponse, 'status' | 'headers'>) };
 }
