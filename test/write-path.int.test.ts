@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, operations, type Stack } from './support/stack';
 import { CUSTOMER_FIELDS, dataOf, expectError, ORDER_FIELDS } from './support/graphql';
-import { MAX_ADDRESSES, MAX_LINES, newId } from '../src/model';
+import { MAX_ADDRESSES, MAX_LINES, newId, shardOf } from '../src/model';
 import type { Item } from '../src/dynamo/table';
 
 let stack: Stack;
@@ -217,7 +217,7 @@ describe('placeOrder', () => {
     });
     const all = await stack.items();
     expect(all.find((i) => i.PK === `CUSTOMER#${customer.id}` && i.SK === `ORDER#2026-09-15T10:30:00.000Z#${order.id}`))
-      .toMatchObject({ GSI1PK: 'STATUS#PENDING', GSI1SK: `2026-09-15T10:30:00.000Z#${order.id}`, totalCents: 3399 });
+      .toMatchObject({ GSI1PK: `STATUS#PENDING#${shardOf(order.id)}`, GSI1SK: `2026-09-15T10:30:00.000Z#${order.id}`, totalCents: 3399 });
     expect(all.filter((i) => i.PK === `ORDER#${order.id}`).map((i) => i.SK).sort()).toEqual(['LINE#0001', 'LINE#0002', 'ORDER']);
     const record = all.find((i) => i.PK === 'IDEMPOTENCY#order-1')!;
     const now = Date.now() / 1000;
@@ -319,7 +319,7 @@ describe('updateOrderStatus', () => {
       const { response, wire } = await stack.measure(MOVE, { id: order.id, status });
       expect(dataOf(response).updateOrderStatus).toEqual({ id: order.id, status });
       expect(operations(wire)).toEqual(['GetItem', 'TransactWriteItems']);
-      expect(await statusOf(order.id)).toEqual({ header: status, summary: status, index: `STATUS#${status}` });
+      expect(await statusOf(order.id)).toEqual({ header: status, summary: status, index: `STATUS#${status}#${shardOf(order.id)}` });
     }
     const byStatus = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id } } }`;
     expect(dataOf(await stack.gql(byStatus, { status: 'DELIVERED' })).ordersByStatus.nodes).toContainEqual({ id: order.id });
@@ -356,7 +356,7 @@ describe('updateOrderStatus', () => {
     expect(landed.length).toBeGreaterThan(0);
     const final = await statusOf(order.id);
     expect(final.summary).toBe(final.header);
-    expect(final.index).toBe(`STATUS#${final.header}`);
+    expect(final.index).toBe(`STATUS#${final.header}#${shardOf(order.id)}`);
     expect(landed).toContain(final.header);
   });
 });

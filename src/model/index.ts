@@ -5,6 +5,7 @@ export * from './customer';
 export * from './email';
 export * from './address';
 export * from './order';
+export * from './status-index';
 export * from './idempotency';
 export * from './cursor';
 export * from './collection';

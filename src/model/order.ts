@@ -4,12 +4,12 @@
  * | pattern         | index | key condition                                        | order        |
  * | --------------- | ----- | ---------------------------------------------------- | ------------ |
  * | orderDetail     | table | PK = ORDER#<orderId>                                 | —            |
- * | ordersByStatus  | GSI1  | GSI1PK = STATUS#<status>                             | newest first |
+ * | ordersByStatus  | GSI1  | GSI1PK = STATUS#<status>#<shard>, see status-index.ts | newest first |
  * | (customer's orders, by month, pages) | table | PK = CUSTOMER#<id>, begins_with(SK, ORDER#…), see collection.ts | newest first |
  *
  * Keys:
  *   summary  PK = CUSTOMER#<customerId>  SK = ORDER#<placedAt ISO>#<orderId>
- *            GSI1PK = STATUS#<status>    GSI1SK = <placedAt ISO>#<orderId>
+ *            GSI1PK = STATUS#<status>#<shard>  GSI1SK = <placedAt ISO>#<orderId>
  *   header   PK = ORDER#<orderId>        SK = ORDER
  *   line     PK = ORDER#<orderId>        SK = LINE#<lineNo, 4 digits>
  * Summary and header hold the same fields and move together, in one transaction.
@@ -17,7 +17,7 @@
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound } from './errors';
-import { checkId, checkKeyPart, checkTimestamp, isId, newId, nowIso, num, SEP, str } from './keys';
+import { checkId, checkKeyPart, checkTimestamp, newId, nowIso, num, SEP, str } from './keys';
 import { checkCustomerId, customerKeys, customerNotFound } from './customer';
 import {
   checkIdempotencyKey,
@@ -29,8 +29,7 @@ import {
   idempotencyToItem,
 } from './idempotency';
 import { cancellationReasons, failedCondition } from './transactions';
-import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
-import { GSI1 } from '../dynamo/definition';
+import { statusKeys } from './status-index';
 
 export const ORDER_STATUSES = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -51,7 +50,6 @@ export function canMove(from: OrderStatus, to: OrderStatus): boolean {
 export const ORDER_PREFIX = `ORDER${SEP}`;
 export const ORDER_SK = 'ORDER';
 export const LINE_PREFIX = `LINE${SEP}`;
-export const STATUS_PREFIX = `STATUS${SEP}`;
 /** The actions of placeOrder that are not lines: customer check, idempotency record, summary, header. */
 const FIXED_ACTIONS = 4;
 export const MAX_LINES = TRANSACTION_LIMIT - FIXED_ACTIONS;
@@ -68,8 +66,6 @@ export const orderKeys = {
   }),
   /** begins_with prefix of a customer's orders, optionally of one month (`YYYY-MM`). */
   summaryPrefix: (month?: string) => `${ORDER_PREFIX}${month ?? ''}`,
-  gsi1pk: (status: OrderStatus) => `${STATUS_PREFIX}${status}`,
-  gsi1sk: (placedAt: string, orderId: string) => `${placedAt}${SEP}${orderId}`,
 };
 
 const SUMMARY_SK = /^ORDER#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -120,8 +116,7 @@ function orderFields(order: OrderRecord) {
 export function summaryToItem(order: OrderRecord): Item {
   return {
     ...orderKeys.summary(order),
-    GSI1PK: orderKeys.gsi1pk(order.status),
-    GSI1SK: orderKeys.gsi1sk(order.placedAt, order.id),
+    ...statusKeys.ofOrder(order),
     type: 'ORDER',
     ...orderFields(order),
   };
@@ -201,47 +196,6 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
     .map(lineFromItem)
     .sort((a, b) => a.lineNo - b.lineNo);
   return { ...orderFromItem(header), lines };
-}
-
-/**
- * ordersByStatus: GSI1, newest first, `first` + 1 items read so `hasNextPage` is exact. The
- * orders come from the index projection alone. The cursor is bound to the status.
- */
-export async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
-  const checked = checkStatus(status);
-  const first = checkFirst(args.first);
-  const scope = `status:${checked}`;
-  const gsi1pk = orderKeys.gsi1pk(checked);
-  let start: Record<string, unknown> | undefined = args.after == null
-    ? undefined
-    : decodeCursor(args.after, scope, (key) => isStatusIndexKey(key, gsi1pk));
-  const items: Item[] = [];
-  const limit = first + 1;
-  do {
-    const page = await table.query({
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': gsi1pk },
-      ScanIndexForward: false,
-      Limit: limit - items.length,
-      ExclusiveStartKey: start,
-    });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start && items.length < limit);
-  const orders = items.slice(0, first).map(orderFromItem);
-  return {
-    orders,
-    cursors: orders.map((order) => encodeCursor(scope, { GSI1PK: gsi1pk, GSI1SK: orderKeys.gsi1sk(order.placedAt, order.id), ...orderKeys.summary(order) })),
-    hasNextPage: items.length > first,
-  };
-}
-
-/** Whether `key` is the index key of an order summary under `gsi1pk` (a status page position). */
-function isStatusIndexKey(key: Record<string, string>, gsi1pk: string): boolean {
-  const { GSI1PK, GSI1SK, PK, SK, ...rest } = key;
-  return Object.keys(rest).length === 0 && GSI1PK === gsi1pk && GSI1SK !== undefined && isStatusSk(GSI1SK)
-    && PK !== undefined && isId(customerKeys.idOf(PK) ?? '') && SK === `${ORDER_PREFIX}${GSI1SK}`;
 }
 
 // ---- writes --------------------------------------------------------------------------------
@@ -341,7 +295,7 @@ export async function updateOrderStatus(table: Table, id: string, status: string
             UpdateExpression: 'SET #status = :to, GSI1PK = :gsi1pk',
             ConditionExpression: '#status = :from',
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':gsi1pk': orderKeys.gsi1pk(to) },
+            ExpressionAttributeValues: { ...values, ':gsi1pk': statusKeys.ofOrder({ ...current, status: to }).GSI1PK },
           },
         },
       ]);

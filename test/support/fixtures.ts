@@ -115,7 +115,7 @@ export function sortAddresses(addresses: readonly AddressRecord[]): AddressRecor
 
 /** Newest first, in the order of the sort key the customer's collection and the status index use. */
 export function newestFirst<T extends { placedAt: string; id: string }>(orders: readonly T[]): T[] {
-  const key = (order: T) => orderKeys.gsi1sk(order.placedAt, order.id);
+  const key = (order: T) => orderKeys.summarySk(order.placedAt, order.id);
   return [...orders].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
 }
 

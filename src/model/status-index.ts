@@ -1,0 +1,143 @@
+/**
+ * The status index: order summaries by status on GSI1, write-sharded.
+ *
+ * | pattern        | index | key condition                                   | order        |
+ * | -------------- | ----- | ----------------------------------------------- | ------------ |
+ * | ordersByStatus | GSI1  | GSI1PK = STATUS#<status>#<shard>, every shard   | newest first |
+ *
+ * Every new order is PENDING, so one `STATUS#PENDING` key would take every order write on one
+ * index partition (1,000 WCU/s at most). Summaries spread over `STATUS_SHARDS` keys instead,
+ * `STATUS#<status>#<n>` with n = hash(orderId) mod shards, so one order always stays in its shard.
+ *
+ * A page queries every shard in one wave (first + 1 items each, newest first), merges them newest
+ * first and takes `first`. Its cursor carries each shard's position: the last item taken from
+ * that shard, or where it started, or that it is exhausted. So a page costs `shards` Queries
+ * (fewer once shards run dry), and paging visits every order exactly once.
+ */
+import type { Item, Table } from '../dynamo/table';
+import { GSI1 } from '../dynamo/definition';
+import { checkFirst, decodeCursor, encodeCursor, type CursorKey, type OrderPage } from './cursor';
+import { customerKeys } from './customer';
+import { badInput } from './errors';
+import { isId, SEP } from './keys';
+import { checkStatus, isStatusSk, ORDER_PREFIX, orderFromItem, type OrderRecord, type OrderStatus } from './order';
+
+export const STATUS_PREFIX = `STATUS${SEP}`;
+
+/** How many GSI1 keys each status is spread over; all writers and readers must agree. */
+export const STATUS_SHARDS = readShardCount(process.env.STATUS_SHARDS);
+
+function readShardCount(value: string | undefined): number {
+  if (value === undefined || value === '') return 4;
+  const shards = Number(value);
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`STATUS_SHARDS must be an integer 1..64, got ${value}`);
+  return shards;
+}
+
+/** The shard of an order: FNV-1a of its id, stable across processes and restarts. */
+export function shardOf(orderId: string, shards = STATUS_SHARDS): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < orderId.length; i++) {
+    hash ^= orderId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}
+
+export const statusKeys = {
+  gsi1pk: (status: OrderStatus, shard: number) => `${STATUS_PREFIX}${status}${SEP}${shard}`,
+  ofOrder: (order: Pick<OrderRecord, 'id' | 'status' | 'placedAt'>) => ({
+    GSI1PK: statusKeys.gsi1pk(order.status, shardOf(order.id)),
+    GSI1SK: `${order.placedAt}${SEP}${order.id}`,
+  }),
+};
+
+/** Where a shard stands between pages: not started, after a key, or exhausted. */
+type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };
+
+/**
+ * ordersByStatus: one Query per live shard, one wave, merged newest first. `hasNextPage` is exact:
+ * each shard is read to `first` + 1 items or to its end.
+ */
+export async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
+  const checked = checkStatus(status);
+  const first = checkFirst(args.first);
+  const scope = `status:${checked}:${STATUS_SHARDS}`;
+  const positions = args.after == null ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' })) : decodePositions(args.after, scope, checked);
+
+  const shards = await Promise.all(positions.map((position, shard) =>
+    position.kind === 'done' ? Promise.resolve({ items: [], exhausted: true }) : readShard(table, statusKeys.gsi1pk(checked, shard), position, first + 1)));
+  const merged = shards
+    .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
+    .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
+
+  const taken = merged.slice(0, first);
+  const current = [...positions];
+  const cursors: string[] = [];
+  const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
+  for (const { item, shard } of taken) {
+    takenPerShard[shard]! += 1;
+    const all = shards[shard]!;
+    const consumedAll = takenPerShard[shard] === all.items.length && all.exhausted;
+    current[shard] = consumedAll ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
+    cursors.push(encodeCursor(scope, encodePositions(current)));
+  }
+  return { orders: taken.map(({ item }) => orderFromItem(item)), cursors, hasNextPage: merged.length > first };
+}
+
+/** Up to `limit` items of one shard after `position`, following LastEvaluatedKey past 1 MB pages. */
+async function readShard(table: Table, gsi1pk: string, position: Position, limit: number): Promise<{ items: Item[]; exhausted: boolean }> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined = position.kind === 'after' ? position.key : undefined;
+  do {
+    const page = await table.query({
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+      ScanIndexForward: false,
+      Limit: limit - items.length,
+      ExclusiveStartKey: start,
+    });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return { items, exhausted: start === undefined };
+}
+
+function indexKeyOf(item: Item): Record<string, string> {
+  return { GSI1PK: String(item.GSI1PK), GSI1SK: String(item.GSI1SK), PK: String(item.PK), SK: String(item.SK) };
+}
+
+/** Positions travel as `s<n>`: '' (start), '-' (done) or `<GSI1SK>|<customerId>`. */
+function encodePositions(positions: readonly Position[]): CursorKey {
+  const key: CursorKey = {};
+  positions.forEach((position, shard) => {
+    key[`s${shard}`] = position.kind === 'start' ? '' : position.kind === 'done' ? '-' : `${position.key.GSI1SK}|${customerKeys.idOf(position.key.PK ?? "") ?? ""}`;
+  });
+  return key;
+}
+
+function decodePositions(cursor: string, scope: string, status: OrderStatus): Position[] {
+  const positions: Position[] = [];
+  decodeCursor(cursor, scope, (key) => {
+    if (Object.keys(key).length !== STATUS_SHARDS) return false;
+    for (let shard = 0; shard < STATUS_SHARDS; shard++) {
+      const value = key[`s${shard}`];
+      if (value === undefined) return false;
+      if (value === '') positions.push({ kind: 'start' });
+      else if (value === '-') positions.push({ kind: 'done' });
+      else {
+        const [gsi1sk = '', customerId = '', ...rest] = value.split('|');
+        const orderId = gsi1sk.split(SEP)[1] ?? '';
+        if (rest.length > 0 || !isStatusSk(gsi1sk) || !isId(customerId) || shardOf(orderId) !== shard) return false;
+        positions.push({
+          kind: 'after',
+          key: { GSI1PK: statusKeys.gsi1pk(status, shard), GSI1SK: gsi1sk, PK: customerKeys.pk(customerId), SK: `${ORDER_PREFIX}${gsi1sk}` },
+        });
+      }
+    }
+    return true;
+  });
+  if (positions.length !== STATUS_SHARDS) throw badInput('after is not a cursor of this list', 'after');
+  return positions;
+}
