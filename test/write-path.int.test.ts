@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, operations, type Stack } from './support/stack';
 import { CUSTOMER_FIELDS, dataOf, expectError, ORDER_FIELDS } from './support/graphql';
-import { MAX_ADDRESSES, MAX_LINES, newId, shardOf } from '../src/model';
+import { idempotencyToItem, MAX_ADDRESSES, MAX_LINES, newId, shardOf } from '../src/model';
 import type { Item } from '../src/dynamo/table';
 
 let stack: Stack;
@@ -241,6 +241,16 @@ describe('placeOrder', () => {
     const customer = await createCustomer('Conflicted');
     await placeOrder(customer.id, 'reused-1');
     await expectRefused('CONFLICT', () => stack.gql(PLACE, { input: { customerId: customer.id, idempotencyKey: 'reused-1', lines: [{ sku: 'OTHER', quantity: 1, unitPriceCents: 1 }] } }));
+  });
+
+  it('treats an expired idempotency record that DynamoDB has not deleted yet as absent', async () => {
+    const customer = await createCustomer('Late');
+    const stale = idempotencyToItem({ key: 'expired-1', orderId: newId(), fingerprint: 'another payload', expiresAt: Math.floor(Date.now() / 1000) - 60 });
+    await stack.load([stale]);
+    const order = await placeOrder(customer.id, 'expired-1');
+    const record = (await stack.items()).find((i) => i.PK === 'IDEMPOTENCY#expired-1')!;
+    expect(record.orderId).toBe(order.id);
+    expect(record.expiresAt).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('makes one order of 8 concurrent calls with one key', async () => {

@@ -14,7 +14,9 @@ import type { Item, Table } from '../dynamo/table';
 import { conflict } from './errors';
 import { checkKeyPart, checkText, SEP, str } from './keys';
 import { checkCustomerId, customerKeys, customerNotFound, PROFILE_SK } from './customer';
+import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
+import { declareEntity, pkOf, skOf } from './declare';
 
 export const MAX_ADDRESSES = 10;
 export const ADDRESS_PREFIX = `${PROFILE_SK}${SEP}ADDRESS${SEP}`;
@@ -23,6 +25,16 @@ const LABEL_MAX = 40;
 export const addressKeys = {
   key: (customerId: string, label: string) => ({ PK: customerKeys.pk(customerId), SK: `${ADDRESS_PREFIX}${label}` }),
 };
+
+export const addressEntity = declareEntity({
+  name: 'Address',
+  type: 'ADDRESS',
+  graphql: 'Address',
+  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE#ADDRESS#<label>' },
+  matches: (item) => pkOf(item).startsWith(customerKeys.pk('')) && skOf(item).startsWith(ADDRESS_PREFIX),
+  requiresGsi1: false,
+  expires: false,
+});
 
 // ---- codec ---------------------------------------------------------------------------------
 
@@ -91,7 +103,7 @@ export async function putAddress(table: Table, customerId: string, input: Addres
 /** Adds a new label: 'added', or the profile as it stood when the condition failed (undefined: none). */
 async function addLabel(table: Table, customerId: string, address: AddressRecord): Promise<'added' | Item | undefined> {
   try {
-    await table.transactWrite([
+    await writeTransaction(table, [
       {
         Update: {
           Key: customerKeys.profile(customerId),
@@ -114,7 +126,7 @@ async function addLabel(table: Table, customerId: string, address: AddressRecord
 /** Replaces an address whose label the profile holds; false when the label vanished meanwhile. */
 async function replaceAddress(table: Table, customerId: string, address: AddressRecord): Promise<boolean> {
   try {
-    await table.transactWrite([
+    await writeTransaction(table, [
       {
         ConditionCheck: {
           Key: customerKeys.profile(customerId),
@@ -139,7 +151,7 @@ export async function removeAddress(table: Table, customerId: string, label: str
   const id = checkCustomerId(customerId, 'customerId');
   const checkedLabel = checkLabel(label);
   try {
-    await table.transactWrite([
+    await writeTransaction(table, [
       {
         Update: {
           Key: customerKeys.profile(id),

@@ -20,9 +20,18 @@ import { addressFromItem, ADDRESS_PREFIX, MAX_ADDRESSES, type AddressRecord } fr
 import { customerFromItem, customerKeys, PROFILE_SK, type CustomerRecord } from './customer';
 import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
 import { badInput } from './errors';
+import { declarePatterns } from './declare';
 import { isSummarySk, ORDER_PREFIX, orderFromItem, orderKeys, type OrderRecord } from './order';
 
 /** What a GraphQL selection wants of `orders(first, after, month)`, as given. */
+export const collectionPatterns = declarePatterns(
+  { name: 'customerScreen', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>', order: 'newest first', bound: 'Limit 1 + 10 + first + 1' },
+  { name: 'customerProfileOrders', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, SK <= PROFILE', order: 'newest first', bound: 'Limit 1 + first + 1' },
+  { name: 'customerHead', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, PROFILE) or SK = PROFILE', order: '—', bound: '1 + 10' },
+  { name: 'customerOrderWindow', entity: 'Order summary', graphql: ['Customer.orders(month, after)'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor', order: 'newest first', bound: 'Limit first + 1' },
+  { name: 'customerProfiles', entity: 'Customer profile', graphql: ['Order.customer', 'Customer.name'], index: 'table', operation: 'BatchGetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried', order: '—', bound: '1 item a key' },
+);
+
 export interface OrderWindowArgs {
   first?: number | null | undefined;
   after?: string | null | undefined;

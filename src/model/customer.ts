@@ -24,7 +24,9 @@ import { GSI1 } from '../dynamo/definition';
 import { badInput, conflict, notFound } from './errors';
 import { checkId, checkText, newId, nowIso, SEP, str } from './keys';
 import { emailGuardItem, emailGuardKey } from './email';
+import { writeTransaction, writeUpdate } from './guards';
 import { cancellationReasons, failedCondition, isConditionalCheckFailed } from './transactions';
+import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
 
 export const CUSTOMER_PREFIX = `CUSTOMER${SEP}`;
 export const PROFILE_SK = 'PROFILE';
@@ -39,6 +41,21 @@ export const customerKeys = {
   /** The customer id of a collection key, or undefined when the key is not a customer's. */
   idOf: (pk: string): string | undefined => (pk.startsWith(CUSTOMER_PREFIX) ? pk.slice(CUSTOMER_PREFIX.length) : undefined),
 };
+
+export const customerEntity = declareEntity({
+  name: 'Customer profile',
+  type: 'CUSTOMER',
+  graphql: 'Customer',
+  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email lower-case>', GSI1SK: 'CUSTOMER#<customerId>' },
+  matches: (item) => pkOf(item).startsWith(CUSTOMER_PREFIX) && skOf(item) === PROFILE_SK,
+  requiresGsi1: true,
+  expires: false,
+});
+
+export const customerPatterns = declarePatterns(
+  { name: 'customerProfile', entity: 'Customer profile', graphql: ['Customer.name', 'Order.customer'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE', order: '—', bound: '1 item' },
+  { name: 'customerByEmail', entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: 'Limit 1' },
+);
 
 // ---- codec ---------------------------------------------------------------------------------
 
@@ -135,7 +152,7 @@ export async function createCustomer(table: Table, input: CreateCustomerInput): 
     createdAt: nowIso(),
   };
   try {
-    await table.transactWrite([
+    await writeTransaction(table, [
       { Put: { Item: profileToItem(customer), ConditionExpression: 'attribute_not_exists(PK)' } },
       { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
     ]);
@@ -194,7 +211,7 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
       { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
     ];
     try {
-      await table.transactWrite(actions);
+      await writeTransaction(table, actions);
       return next;
     } catch (error) {
       const reasons = cancellationReasons(error);
@@ -227,7 +244,7 @@ async function setProfileFields(
     values[`:${field}`] = value;
   }
   try {
-    const { Attributes } = await table.update({
+    const { Attributes } = await writeUpdate(table, {
       Key: customerKeys.profile(customerId),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: condition,

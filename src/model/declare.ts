@@ -36,12 +36,33 @@ export interface AccessPattern {
   bound: string;
 }
 
+const declaredEntities: EntityDeclaration[] = [];
+const declaredPatterns: AccessPattern[] = [];
+
+/** Declares an entity; it joins `declaredEntities()` (in declaration order). */
 export function declareEntity(entity: EntityDeclaration): EntityDeclaration {
+  declaredEntities.push(entity);
   return entity;
 }
 
+/** Declares access patterns; they join `declaredPatterns()`. */
 export function declarePatterns(...patterns: AccessPattern[]): AccessPattern[] {
+  declaredPatterns.push(...patterns);
   return patterns;
+}
+
+/** Every entity declared by the modules loaded so far (`catalog.ts` loads them all). */
+export function declaredEntitiesSoFar(): readonly EntityDeclaration[] {
+  return declaredEntities;
+}
+
+export function declaredPatternsSoFar(): readonly AccessPattern[] {
+  return declaredPatterns;
+}
+
+/** The entity an item belongs to, by its keys; undefined for an item no entity claims. */
+export function entityOf(item: Item): EntityDeclaration | undefined {
+  return declaredEntities.find((entity) => entity.matches(item));
 }
 
 export function pkOf(item: Item): string {

@@ -8,6 +8,7 @@
  */
 import type { Item, Key } from '../dynamo/table';
 import { SEP } from './keys';
+import { declareEntity, pkOf, skOf } from './declare';
 
 export const EMAIL_PREFIX = `EMAIL${SEP}`;
 export const EMAIL_SK = 'EMAIL';
@@ -19,3 +20,12 @@ export function emailGuardKey(email: string): Key {
 export function emailGuardItem(email: string, customerId: string): Item {
   return { ...emailGuardKey(email), type: 'EMAIL', customerId };
 }
+
+export const emailGuardEntity = declareEntity({
+  name: 'Email guard',
+  type: 'EMAIL',
+  keys: { PK: 'EMAIL#<email lower-case>', SK: 'EMAIL' },
+  matches: (item) => pkOf(item).startsWith(EMAIL_PREFIX) && skOf(item) === EMAIL_SK,
+  requiresGsi1: false,
+  expires: false,
+});

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Item } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
 import { checkKeyPart, SEP } from './keys';
+import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
 
 export const IDEMPOTENCY_PREFIX = `IDEMPOTENCY${SEP}`;
 export const IDEMPOTENCY_SK = 'IDEMPOTENCY';
@@ -23,6 +24,19 @@ const KEY_MAX = 128;
 export const idempotencyKeys = {
   key: (idempotencyKey: string) => ({ PK: `${IDEMPOTENCY_PREFIX}${idempotencyKey}`, SK: IDEMPOTENCY_SK }),
 };
+
+export const idempotencyEntity = declareEntity({
+  name: 'Idempotency record',
+  type: 'IDEMPOTENCY',
+  keys: { PK: 'IDEMPOTENCY#<key>', SK: 'IDEMPOTENCY' },
+  matches: (item) => pkOf(item).startsWith(IDEMPOTENCY_PREFIX) && skOf(item) === IDEMPOTENCY_SK,
+  requiresGsi1: false,
+  expires: true,
+});
+
+export const idempotencyPatterns = declarePatterns(
+  { name: 'idempotencyRecord', entity: 'Idempotency record', graphql: ['Mutation.placeOrder'], index: 'table', operation: 'GetItem', keyCondition: 'PK = IDEMPOTENCY#<key>, SK = IDEMPOTENCY (read as the ALL_OLD item of a cancelled placeOrder)', order: '—', bound: '1 item' },
+);
 
 export function checkIdempotencyKey(value: string, field = 'input.idempotencyKey'): string {
   return checkKeyPart(value, field, KEY_MAX);

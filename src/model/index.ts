@@ -9,3 +9,6 @@ export * from './status-index';
 export * from './idempotency';
 export * from './cursor';
 export * from './collection';
+export * from './declare';
+export * from './catalog';
+export * from './guards';

@@ -28,8 +28,10 @@ import {
   idempotencyFromItem,
   idempotencyToItem,
 } from './idempotency';
+import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
 import { statusKeys } from './status-index';
+import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
 
 export const ORDER_STATUSES = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -76,6 +78,40 @@ const GSI1SK = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9A-HJKMNP-TV-Z]{
 export function isStatusSk(sk: string): boolean {
   return GSI1SK.test(sk);
 }
+
+export const orderSummaryEntity = declareEntity({
+  name: 'Order summary',
+  type: 'ORDER',
+  graphql: 'Order',
+  keys: { PK: 'CUSTOMER#<customerId>', SK: 'ORDER#<placedAt ISO>#<orderId>', GSI1PK: 'STATUS#<status>#<shard>', GSI1SK: '<placedAt ISO>#<orderId>' },
+  matches: (item) => pkOf(item).startsWith(customerKeys.pk('')) && skOf(item).startsWith(ORDER_PREFIX),
+  requiresGsi1: true,
+  expires: false,
+});
+
+export const orderHeaderEntity = declareEntity({
+  name: 'Order header',
+  type: 'ORDER_HEADER',
+  graphql: 'Order',
+  keys: { PK: 'ORDER#<orderId>', SK: 'ORDER' },
+  matches: (item) => pkOf(item).startsWith(ORDER_PREFIX) && skOf(item) === ORDER_SK,
+  requiresGsi1: false,
+  expires: false,
+});
+
+export const orderLineEntity = declareEntity({
+  name: 'Order line',
+  type: 'LINE',
+  graphql: 'OrderLine',
+  keys: { PK: 'ORDER#<orderId>', SK: 'LINE#<lineNo, 4 digits>' },
+  matches: (item) => pkOf(item).startsWith(ORDER_PREFIX) && skOf(item).startsWith(LINE_PREFIX),
+  requiresGsi1: false,
+  expires: false,
+});
+
+export const orderPatterns = declarePatterns(
+  { name: 'orderDetail', entity: 'Order header', graphql: ['Query.order', 'Order.lines'], index: 'table', operation: 'Query', keyCondition: 'PK = ORDER#<orderId>', order: 'by sort key', bound: '1 + lines (≤ 96)' },
+);
 
 // ---- codec ---------------------------------------------------------------------------------
 
@@ -241,7 +277,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     ...lines.map((line): TransactAction => ({ Put: { Item: lineToItem(order.id, line) } })),
   ];
   try {
-    await table.transactWrite(actions);
+    await writeTransaction(table, actions);
     return order;
   } catch (error) {
     const reasons = cancellationReasons(error);
@@ -279,7 +315,7 @@ export async function updateOrderStatus(table: Table, id: string, status: string
     const values = { ':to': to, ':from': current.status };
     const names = { '#status': 'status' };
     try {
-      await table.transactWrite([
+      await writeTransaction(table, [
         {
           Update: {
             Key: orderKeys.header(orderId),

@@ -20,6 +20,7 @@ import { checkFirst, decodeCursor, encodeCursor, type CursorKey, type OrderPage 
 import { customerKeys } from './customer';
 import { badInput } from './errors';
 import { isId, SEP } from './keys';
+import { declarePatterns } from './declare';
 import { checkStatus, isStatusSk, ORDER_PREFIX, orderFromItem, type OrderRecord, type OrderStatus } from './order';
 
 export const STATUS_PREFIX = `STATUS${SEP}`;
@@ -51,6 +52,10 @@ export const statusKeys = {
     GSI1SK: `${order.placedAt}${SEP}${order.id}`,
   }),
 };
+
+export const statusIndexPatterns = declarePatterns(
+  { name: 'ordersByStatus', entity: 'Order summary', graphql: ['Query.ordersByStatus'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave', order: 'newest first', bound: 'first + 1 per shard' },
+);
 
 /** Where a shard stands between pages: not started, after a key, or exhausted. */
 type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };

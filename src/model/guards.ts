@@ -1,0 +1,99 @@
+/**
+ * Guards on every write the model makes, applied before anything is sent:
+ * - an item larger than DynamoDB's 400 KB (names and values counted as DynamoDB counts them) is
+ *   BAD_USER_INPUT, so an oversized write never reaches the table;
+ * - the TTL attribute on any entity but the idempotency record is a bug (DynamoDB would silently
+ *   delete that item one day): refused with an Error;
+ * - an item whose keys no entity claims is a bug too.
+ * For an Update the final item is not known before it is applied; its key and the values it sets
+ * are checked, and DynamoDB enforces the rest.
+ */
+import type { Item, Table, TransactAction } from '../dynamo/table';
+import { TTL_ATTRIBUTE } from '../dynamo/definition';
+import { entityOf } from './declare';
+import { badInput } from './errors';
+
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+/** The size of an item as DynamoDB counts it: attribute names plus values, in bytes. */
+export function itemSize(item: Record<string, unknown>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) {
+    if (value === undefined) continue;
+    size += Buffer.byteLength(name, 'utf8') + valueSize(value);
+  }
+  return size;
+}
+
+function valueSize(value: unknown): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number' || typeof value === 'bigint') return numberSize(String(value));
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((sum: number, element) => sum + valueSize(element), 0);
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, element) => sum + 1 + valueSize(element), 0);
+  if (typeof value === 'object') return 3 + itemSize(value as Record<string, unknown>) + Object.keys(value).length;
+  throw new Error(`cannot size a ${typeof value}`);
+}
+
+/**
+ * Numbers: one byte per two significant digits, plus one, plus one when the digits pair up
+ * unevenly against the decimal exponent, plus one when negative (the formula dynalite
+ * reproduces from DynamoDB's behaviour).
+ */
+function numberSize(text: string): number {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) throw new Error(`not a number: ${text}`);
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const all = `${whole}${fraction}`;
+  const leading = all.length - all.replace(/^0+/, '').length;
+  const digits = all.replace(/^0+/, '').replace(/0+$/, '');
+  if (digits.length === 0) return 1;
+  // The exponent of the most significant digit.
+  const e = whole.length - 1 - leading + Number(exponent);
+  return 1 + Math.ceil(digits.length / 2) + (digits.length % 2 || e % 2 ? 0 : 1) + (sign ? 1 : 0);
+}
+
+/** Checks an item about to be put; returns it. */
+export function guardItem(item: Item): Item {
+  const entity = entityOf(item);
+  if (!entity) throw new Error(`refusing to write ${String(item.PK)}/${String(item.SK)}: no entity claims that key`);
+  if (item[TTL_ATTRIBUTE] !== undefined && !entity.expires) {
+    throw new Error(`refusing to write ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
+  }
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) throw badInput(`the ${entity.name.toLowerCase()} would be ${size} bytes, more than DynamoDB's ${MAX_ITEM_BYTES}`);
+  return item;
+}
+
+/** Checks the key and the values an update sets (a lower bound of the item it leaves). */
+function guardUpdate(update: { Key?: Record<string, unknown> | undefined; UpdateExpression?: string | undefined; ExpressionAttributeValues?: Record<string, unknown> | undefined }) {
+  const key = (update.Key ?? {}) as Item;
+  const entity = entityOf(key);
+  if (!entity) throw new Error(`refusing to update ${String(key.PK)}/${String(key.SK)}: no entity claims that key`);
+  if (!entity.expires && new RegExp(`\\b${TTL_ATTRIBUTE}\\b`).test(update.UpdateExpression ?? '')) {
+    throw new Error(`refusing to set ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
+  }
+  const size = itemSize(key) + Object.values(update.ExpressionAttributeValues ?? {}).reduce((sum: number, value) => sum + valueSize(value), 0);
+  if (size > MAX_ITEM_BYTES) throw badInput(`the ${entity.name.toLowerCase()} would pass DynamoDB's ${MAX_ITEM_BYTES} bytes`);
+}
+
+/** Checks every action of a transaction; returns them unchanged. */
+export function guardActions(actions: readonly TransactAction[]): readonly TransactAction[] {
+  for (const action of actions) {
+    if ('Put' in action) guardItem(action.Put.Item as Item);
+    else if ('Update' in action) guardUpdate(action.Update);
+  }
+  return actions;
+}
+
+/** One guarded TransactWriteItems. */
+export function writeTransaction(table: Table, actions: readonly TransactAction[]): Promise<void> {
+  return table.transactWrite(guardActions(actions));
+}
+
+/** One guarded UpdateItem. */
+export function writeUpdate(table: Table, input: Parameters<Table['update']>[0]) {
+  guardUpdate(input);
+  return table.update(input);
+}
