@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -16,6 +16,7 @@ import { createContext, type Context } from './context';
 import type { Table } from './dynamo/table';
 import { isDomainError } from './model/errors';
 import { armor, LIMITS, operationCost } from './limits';
+import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors } from './plugins';
 
 export interface ServerOptions {
   table: Table;
@@ -35,8 +36,6 @@ export interface RunningServer {
   http: Server;
   close(): Promise<void>;
 }
-
-const GENERIC_MESSAGE = 'Internal server error';
 
 /**
  * The Apollo server of the product, for any transport (node:http here, AWS Lambda in lambda.ts).
@@ -58,12 +57,14 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       ...protection.plugins,
       operationCost(),
-      explainAndMask(options),
+      logOperations(options.logger),
+      maskInternalErrors(options.production),
+      explainPlan(),
     ],
   });
 }
 
-/** Domain errors keep their message and stable code; everything else is left to `explainAndMask`. */
+/** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
 function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isDomainError(original)) {
@@ -74,67 +75,6 @@ function formatDomainError(formatted: GraphQLFormattedError, error: unknown): Gr
     };
   }
   return formatted;
-}
-
-/**
- * Per operation: logs internal errors once, with the request id, and masks them in production;
- * adds `extensions.dynamodb` (the requests made, waves, totals) when the request asked for it.
- */
-function explainAndMask(options: ServerOptions): ApolloServerPlugin<Context> {
-  return {
-    async requestDidStart() {
-      const startedAt = performance.now();
-      return {
-        async didEncounterErrors({ errors, contextValue, operationName }) {
-          for (const error of errors) {
-            const original = unwrapResolverError(error);
-            if (isDomainError(original) || error.extensions?.code !== undefined && error.extensions.code !== 'INTERNAL_SERVER_ERROR') continue;
-            if (!error.path && !error.originalError) continue; // request errors (parse, validation) are not ours
-            options.logger.error({ requestId: contextValue?.requestId, operationName, err: original }, 'operation failed');
-          }
-        },
-        async willSendResponse({ response, contextValue, operationName }) {
-          const summary = contextValue.meter.summary();
-          options.logger.info({
-            requestId: contextValue.requestId,
-            operationName: operationName ?? null,
-            durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
-            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, capacity: summary.capacity },
-            errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
-          }, 'operation');
-          if (response.body.kind !== 'single') return;
-          const result = response.body.singleResult;
-          if (result.errors) {
-            result.errors = result.errors.map((error) => {
-              if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return error;
-              const masked = options.production ? { message: GENERIC_MESSAGE, locations: error.locations, path: error.path } : error;
-              return { ...masked, extensions: { ...(options.production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId } };
-            });
-          }
-          if (contextValue.explain) {
-            result.extensions = {
-              ...result.extensions,
-              dynamodb: {
-                requests: contextValue.meter.records().map((r) => ({
-                  operation: r.operation,
-                  index: r.index ?? null,
-                  keyCondition: r.keyCondition ?? null,
-                  items: r.items,
-                  scanned: r.scanned,
-                  consumedCapacity: r.capacity,
-                  wave: r.wave,
-                  ms: Math.round((r.endedAt - r.startedAt) * 100) / 100,
-                  ...(r.error ? { error: r.error } : {}),
-                })),
-                waves: summary.waves,
-                totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
-              },
-            };
-          }
-        },
-      };
-    },
-  };
 }
 
 /** Starts Apollo and the HTTP server; resolves once it listens. */

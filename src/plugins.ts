@@ -1,0 +1,100 @@
+/**
+ * Apollo plugins of the product, each one concern: operation logs, masking internal errors, and
+ * the `extensions.dynamodb` plan. Order matters only in that masking runs before the response
+ * leaves; none of them changes what is executed.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { Logger } from 'pino';
+import type { Context } from './context';
+import { isDomainError } from './model/errors';
+
+export const GENERIC_MESSAGE = 'Internal server error';
+
+/**
+ * One JSON log line per operation (request id, operation name, duration, DynamoDB requests, waves,
+ * items, capacity), and each internal error logged in full, once, with its request id.
+ */
+export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      const startedAt = performance.now();
+      return {
+        async didEncounterErrors({ errors, contextValue, operationName }) {
+          for (const error of errors) {
+            const original = unwrapResolverError(error);
+            const code = error.extensions?.code;
+            // Domain errors and request errors (parse, validation, coercion) are the client's, not ours.
+            if (isDomainError(original) || (code !== undefined && code !== 'INTERNAL_SERVER_ERROR')) continue;
+            logger.error({ requestId: contextValue.requestId, operationName, err: original }, 'operation failed');
+          }
+        },
+        async willSendResponse({ response, contextValue, operationName }) {
+          const summary = contextValue.meter.summary();
+          logger.info({
+            requestId: contextValue.requestId,
+            operationName: operationName ?? null,
+            durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, capacity: summary.capacity },
+            errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
+          }, 'operation');
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Every INTERNAL_SERVER_ERROR carries the request id; in production its message becomes generic
+ * and its other extensions (stack, engine details) are dropped.
+ */
+export function maskInternalErrors(production: boolean): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+          const result = response.body.singleResult;
+          result.errors = result.errors!.map((error) => {
+            if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return error;
+            const shown = production ? { message: GENERIC_MESSAGE, locations: error.locations, path: error.path } : error;
+            return { ...shown, extensions: { ...(production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId } };
+          });
+        },
+      };
+    },
+  };
+}
+
+/** `extensions.dynamodb`: the requests the operation made, their waves and totals, when asked for. */
+export function explainPlan(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || !contextValue.explain) return;
+          const summary = contextValue.meter.summary();
+          const result = response.body.singleResult;
+          result.extensions = {
+            ...result.extensions,
+            dynamodb: {
+              requests: contextValue.meter.records().map((r) => ({
+                operation: r.operation,
+                index: r.index ?? null,
+                keyCondition: r.keyCondition ?? null,
+                items: r.items,
+                scanned: r.scanned,
+                consumedCapacity: r.capacity,
+                wave: r.wave,
+                ms: Math.round((r.endedAt - r.startedAt) * 100) / 100,
+                ...(r.error ? { error: r.error } : {}),
+              })),
+              waves: summary.waves,
+              totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
+            },
+          };
+        },
+      };
+    },
+  };
+}
