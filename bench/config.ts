@@ -9,7 +9,8 @@
  * | --tail-ms A-B      | BENCH_TAIL_MS         | 20-50   | extra latency of a tail request, uniform in [A, B] ms      |
  * | --seed X           | BENCH_SEED            | 42      | seed of the data set and of the latency sequence           |
  * | --ops N            | BENCH_OPS             | 300     | sequential operations per scenario and design (≥ 200)      |
- * | --duration S       | BENCH_DURATION        | 4       | seconds of each autocannon run (after a 1 s warm-up)       |
+ * | --duration S       | BENCH_DURATION        | 3       | seconds of each autocannon run (the first after a 1 s warm-up) |
+ * | --rounds N         | BENCH_ROUNDS          | 2       | autocannon runs per design, interleaved; the best is kept  |
  * | --connections N    | BENCH_CONNECTIONS     | 16      | autocannon concurrency                                     |
  * | --customers N      | BENCH_CUSTOMERS       | 150     | ordinary customers in the data set                         |
  * | --growth-ops N     | BENCH_GROWTH_OPS      | 100     | sequential operations per size in the growth series        |
@@ -24,6 +25,7 @@ export interface BenchConfig {
   ops: number;
   warmupOps: number;
   durationSec: number;
+  rounds: number;
   warmupSec: number;
   connections: number;
   customers: number;
@@ -56,7 +58,8 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2),
     },
     ops: number('ops', 'BENCH_OPS', 300, (n) => Number.isInteger(n) && n >= 1),
     warmupOps: 30,
-    durationSec: number('duration', 'BENCH_DURATION', 4, (n) => n > 0),
+    durationSec: number('duration', 'BENCH_DURATION', 3, (n) => n > 0),
+    rounds: number('rounds', 'BENCH_ROUNDS', 2, (n) => Number.isInteger(n) && n >= 1),
     warmupSec: 1,
     connections: number('connections', 'BENCH_CONNECTIONS', 16, (n) => Number.isInteger(n) && n >= 1),
     customers: number('customers', 'BENCH_CUSTOMERS', 150, (n) => Number.isInteger(n) && n >= 10),
@@ -85,7 +88,7 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
     flags.set(name, next);
   }
   if (flags.has('help')) {
-    console.log('usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 300] [--duration 4] [--connections 16] [--customers 150] [--growth-ops 100] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.');
+    console.log('usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 300] [--duration 3] [--rounds 2] [--connections 16] [--customers 150] [--growth-ops 100] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.');
     process.exit(0);
   }
   return flags;

@@ -36,7 +36,8 @@ interface Ready { type: 'ready'; endpoint: string }
 export async function spawnChild(role: Role, options: { env?: Record<string, string>; args?: string[]; execArgv?: string[] } = {}): Promise<ChildHandle> {
   const child: ChildProcess = fork(join(here, 'child.ts'), [role, ...(options.args ?? [])], {
     execArgv: ['--import', 'tsx', '--no-warnings', ...(options.execArgv ?? [])],
-    env: { ...process.env, ...options.env },
+    // Production settings for every library (graphql-js skips its dev-only checks, as in production).
+    env: { ...process.env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let nextId = 1;

@@ -9,7 +9,9 @@
  *    (after a `warmupSec` warm-up run): requests/s, latency under load, and the CPU time each
  *    process spent per operation (server under test, engine, proxy, load generator).
  */
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import type { ChildHandle, CpuSample } from './ipc';
 import { countWaves, type ProxyCounters, type ProxyRecord } from './proxy';
@@ -35,6 +37,10 @@ export interface SequentialResult {
   /** Whether every DynamoDB request asked for ReturnConsumedCapacity. */
   askedCapacity: boolean;
   graphqlErrors: number;
+  /** Median of the latency the proxy really applied to this run's requests, ms. */
+  injectedP50Ms: number;
+  /** Median time a request spent at the proxy beyond the injected latency (engine + hop), ms. */
+  engineHopP50Ms: number;
 }
 
 export interface LoadResult {
@@ -50,6 +56,8 @@ export interface LoadResult {
   dynamoRequestsPerOp: number;
   /** CPU ms spent per completed operation by each process. */
   cpuMsPerOp: { server: number; engine: number; proxy: number; loadGenerator: number };
+  /** Share of the machine's CPU used by processes outside the benchmark during the run (Linux), %. */
+  otherCpuPct: number | undefined;
 }
 
 export interface Processes {
@@ -90,6 +98,8 @@ export async function runSequential(url: string, bodies: readonly string[], opti
   graphqlErrors = 0;
   await processes.proxy.call('reset', true);
   const latencies: number[] = [];
+  const applied: number[] = [];
+  const hop: number[] = [];
   const costs: Array<{ requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; operations: string[] }> = [];
   for (let i = 0; i < options.ops; i++) {
     const body = bodies[i % bodies.length] as string;
@@ -98,6 +108,10 @@ export async function runSequential(url: string, bodies: readonly string[], opti
     latencies.push(performance.now() - started);
     check(answer);
     const records = await processes.proxy.call<ProxyRecord[]>('drain');
+    for (const r of records) {
+      applied.push(r.appliedMs);
+      hop.push(r.endedAt - r.startedAt - r.appliedMs);
+    }
     costs.push({
       requests: records.length,
       waves: countWaves(records),
@@ -128,6 +142,8 @@ export async function runSequential(url: string, bodies: readonly string[], opti
     operations: costs[0]?.operations ?? [],
     askedCapacity: costs.every((c) => c.asked),
     graphqlErrors,
+    injectedP50Ms: round(percentile([...applied].sort((a, b) => a - b), 50)),
+    engineHopP50Ms: round(percentile([...hop].sort((a, b) => a - b), 50)),
   };
 }
 
@@ -150,12 +166,18 @@ export async function runLoad(url: string, bodies: readonly string[], options: {
     });
     return { result, graphqlErrors };
   };
-  await fire(options.warmupSec);
+  if (options.warmupSec > 0) await fire(options.warmupSec);
   const before = await snapshot(server, processes);
   const { result, graphqlErrors } = await fire(options.durationSec);
   const after = await snapshot(server, processes);
   const completed = result.requests.total;
-  const perOp = (a: CpuSample, b: CpuSample) => round((b.user + b.system - a.user - a.system) / 1000 / Math.max(1, completed), 3);
+  const cpuMs = (a: CpuSample, b: CpuSample) => (b.user + b.system - a.user - a.system) / 1000;
+  const perOp = (a: CpuSample, b: CpuSample) => round(cpuMs(a, b) / Math.max(1, completed), 3);
+  const ours = cpuMs(before.server, after.server) + cpuMs(before.engine, after.engine) + cpuMs(before.proxy, after.proxy) + cpuMs(before.self, after.self);
+  const wallMs = after.wallMs - before.wallMs;
+  const otherCpuPct = before.machineBusyMs === undefined || after.machineBusyMs === undefined
+    ? undefined
+    : round(Math.max(0, (after.machineBusyMs - before.machineBusyMs - ours) / (wallMs * cpus().length)) * 100, 1);
   return {
     rps: round(completed / result.duration, 1),
     completed,
@@ -172,6 +194,7 @@ export async function runLoad(url: string, bodies: readonly string[], options: {
       proxy: perOp(before.proxy, after.proxy),
       loadGenerator: perOp(before.self, after.self),
     },
+    otherCpuPct,
   };
 }
 
@@ -183,7 +206,18 @@ async function snapshot(server: ChildHandle, processes: Processes) {
     processes.proxy.call<CpuSample>('cpu'),
     processes.proxy.call<ProxyCounters>('counters'),
   ]);
-  return { server: serverCpu, engine, proxy, counters, self: { user: usage.user, system: usage.system, rssBytes: 0 } };
+  return { server: serverCpu, engine, proxy, counters, self: { user: usage.user, system: usage.system, rssBytes: 0 }, machineBusyMs: machineBusyMs(), wallMs: performance.now() };
+}
+
+/** CPU time the whole machine has spent busy since boot, ms (Linux /proc/stat; USER_HZ = 100). */
+function machineBusyMs(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return (user + nice + system + irq + softirq + steal) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 function sum(values: readonly number[]): number {

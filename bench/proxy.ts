@@ -21,7 +21,9 @@ export interface ProxyRecord {
   /** Epoch ms (performance.timeOrigin + now), comparable across the benchmark's processes. */
   startedAt: number;
   endedAt: number;
+  /** The latency drawn for this request, and the delay really applied (timers are not exact). */
   delayMs: number;
+  appliedMs: number;
   status: number;
   /** Items returned: Query/Scan Count, GetItem 0/1, BatchGetItem the Responses. */
   items: number;
@@ -71,6 +73,7 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
     const mySeq = ++seq;
     counters.requests++;
     await sleep(delayMs);
+    const appliedMs = epochNow() - startedAt;
     const headers = { ...req.headers, host: target.host };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, async (answer) => {
       const payload = await readAll(answer);
@@ -81,7 +84,7 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
       const endedAt = epochNow();
       const status = answer.statusCode ?? 502;
       if (status >= 400) counters.errors++;
-      if (recording) records.push({ seq: mySeq, operation, startedAt, endedAt, delayMs, status, ...describe(operation, body, payload) });
+      if (recording) records.push({ seq: mySeq, operation, startedAt, endedAt, delayMs, appliedMs, status, ...describe(operation, body, payload) });
     });
     upstream.on('error', (error) => {
       counters.errors++;

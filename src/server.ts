@@ -148,7 +148,9 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
   }
   const explainAsked = headers.get('x-explain') === '1';
   const explain = options.production ? explainAsked && options.explainInProduction === true : true;
-  const requestId = headers.get('x-request-id')?.slice(0, 64) || randomUUID();
+  // A caller's request id is kept when it is a plain token, so logs can be joined across services.
+  const given = headers.get('x-request-id');
+  const requestId = given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
   const response = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: {
       method: (req.method ?? 'GET').toUpperCase(),
