@@ -2,12 +2,14 @@
 # this directory, with ARTIFACTS_DIR set. Run `npm ci` first: the bundle is made from node_modules.
 #
 # One ESM bundle of src/lambda.ts and everything it imports (the AWS SDK included, so the deployed
-# code runs the SDK version the lock file pins, not the runtime's). src/schema reads its *.graphql
-# files from beside the module at startup, so they are copied next to the bundle.
+# code runs the SDK version the lock file pins, not the runtime's), minified with names kept and a
+# source map beside it (set NODE_OPTIONS=--enable-source-maps to use it in stack traces).
+# src/schema reads its *.graphql files from beside the module at startup, so they are copied next
+# to the bundle.
 ESBUILD ?= node_modules/.bin/esbuild
 
 build-GraphQLFunction:
 	$(ESBUILD) src/lambda.ts --bundle --platform=node --format=esm --target=node22 \
-		--outfile=$(ARTIFACTS_DIR)/lambda.mjs --sourcemap --legal-comments=none --log-level=warning \
+		--outfile=$(ARTIFACTS_DIR)/lambda.mjs --minify --keep-names --sourcemap --legal-comments=none --log-level=warning \
 		"--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
 	cp src/schema/*.graphql $(ARTIFACTS_DIR)/

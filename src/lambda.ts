@@ -18,7 +18,7 @@ import { createContext } from './context';
 import { createDocumentClient } from './dynamo/client';
 import { Table } from './dynamo/table';
 import { createLogger } from './logger';
-import { createApollo } from './server';
+import { createApollo, explainWanted } from './server';
 
 type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -40,7 +40,7 @@ function createContainer(): Invoke {
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
     context: async ({ event, context }) => {
-      const explain = headerOf(event, 'x-explain') === '1' && (!config.production || config.explainInProduction);
+      const explain = explainWanted(config, headerOf(event, 'x-explain'));
       return createContext(table, { explain, requestId: requestIds.get(event) ?? requestIdOf(event, context) });
     },
   });

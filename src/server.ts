@@ -64,6 +64,14 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
   });
 }
 
+/**
+ * Whether a response carries the plan (`extensions.dynamodb`): always in development; in
+ * production only when enabled and asked for with `x-explain: 1`. Shared with lambda.ts.
+ */
+export function explainWanted(options: Pick<ServerOptions, 'production' | 'explainInProduction'>, header: string | undefined): boolean {
+  return options.production ? header === '1' && options.explainInProduction === true : true;
+}
+
 /** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
 function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
@@ -146,8 +154,7 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const explainAsked = headers.get('x-explain') === '1';
-  const explain = options.production ? explainAsked && options.explainInProduction === true : true;
+  const explain = explainWanted(options, headers.get('x-explain'));
   // A caller's request id is kept when it is a plain token, so logs can be joined across services.
   const given = headers.get('x-request-id');
   const requestId = given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();

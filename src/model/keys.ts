@@ -16,11 +16,16 @@ export function newId(): string {
   return nextUlid();
 }
 
-/** Returns the id if it is a well-formed ULID (lower case accepted), else throws BAD_USER_INPUT. */
+const ULID_ANY_CASE = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+
+/**
+ * Returns the id, upper-cased, if it is a well-formed ULID in either case, else throws
+ * BAD_USER_INPUT. The shape is checked before upper-casing, since Unicode case mapping turns
+ * some letters into ASCII ones ('ſ' → 'S').
+ */
 export function checkId(value: string, field: string): string {
-  const id = value.toUpperCase();
-  if (!ULID.test(id)) throw badInput(`${field} must be an id of 26 base-32 characters`, field);
-  return id;
+  if (!ULID_ANY_CASE.test(value)) throw badInput(`${field} must be an id of 26 base-32 characters`, field);
+  return value.toUpperCase();
 }
 
 /** Whether `value` is an id exactly as the server writes it (upper case): for ids read back from keys and cursors. */
@@ -29,6 +34,8 @@ export function isId(value: string): boolean {
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A UTF-16 surrogate without its pair: not text, and DynamoDB would store every one alike. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Trims and bounds a free-text field. Returns the trimmed text; throws BAD_USER_INPUT when it is
@@ -39,6 +46,7 @@ export function checkText(value: string, field: string, max: number): string {
   if (text.length === 0) throw badInput(`${field} must not be empty`, field);
   if (text.length > max) throw badInput(`${field} must be at most ${max} characters`, field);
   if (CONTROL.test(text)) throw badInput(`${field} must not contain control characters`, field);
+  if (LONE_SURROGATE.test(text)) throw badInput(`${field} must be valid Unicode text`, field);
   return text;
 }
 

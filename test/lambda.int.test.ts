@@ -1,0 +1,317 @@
+/**
+ * The Lambda handler (src/lambda.ts), invoked the way the Lambda runtime invokes it: with API
+ * Gateway HTTP API (payload 2.0) events from test/fixtures/lambda, against the embedded engine.
+ *
+ * The engine is reached through a TCP proxy that counts connections, so "the DynamoDB client is
+ * made once per container and reused" is observed from outside, on the wire: a client made per
+ * invocation would open a new connection each time.
+ *
+ * The last suite builds the deployable artifact with the Makefile that `sam build` runs and invokes
+ * that bundle in a plain Node process, so the template's handler (`lambda.handler`) is what works.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context as LambdaContext } from 'aws-lambda';
+import { build } from 'esbuild';
+import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
+import { createDocumentClient } from '../src/dynamo/client';
+import { ensureTable } from '../src/dynamo/definition';
+
+type Handler = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+
+function fixture(name: string): APIGatewayProxyEventV2 {
+  return JSON.parse(readFileSync(join(root, 'test/fixtures/lambda', `${name}.json`), 'utf8')) as APIGatewayProxyEventV2;
+}
+
+let invocations = 0;
+function lambdaContext(): LambdaContext {
+  invocations++;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'single-table-graphql-GraphQLFunction-Q1w2E3r4T5y6',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:single-table-graphql-GraphQLFunction-Q1w2E3r4T5y6',
+    memoryLimitInMB: '1024',
+    awsRequestId: `5f3c1a2b-0000-4000-8000-${String(invocations).padStart(12, '0')}`,
+    logGroupName: '/aws/lambda/single-table-graphql-GraphQLFunction-Q1w2E3r4T5y6',
+    logStreamName: '2026/09/10/[$LATEST]0123456789abcdef0123456789abcdef',
+    getRemainingTimeInMillis: () => 25_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** A TCP proxy in front of the engine that counts the connections opened through it. */
+async function countingProxy(target: number) {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((client) => {
+    connections++;
+    const upstream = connect(target, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function parse(result: APIGatewayProxyStructuredResultV2) {
+  return { statusCode: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body ?? 'null') as unknown };
+}
+
+let engine: EmbeddedEngine;
+let proxy: Awaited<ReturnType<typeof countingProxy>>;
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  engine = await startEngine({ host: '127.0.0.1', port: 0 });
+  const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'eu-west-1' });
+  await ensureTable(doc, 'lambda-app');
+  await ensureTable(doc, 'bundle-app');
+  doc.destroy();
+  proxy = await countingProxy(engine.port);
+  // What template.yaml gives the function, plus the endpoint (Amazon DynamoDB when absent).
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  process.env.TABLE_NAME = 'lambda-app';
+  process.env.NODE_ENV = 'production';
+  process.env.AWS_REGION = 'eu-west-1';
+  delete process.env.EXPLAIN_ENABLED;
+});
+
+afterAll(async () => {
+  process.env = savedEnv;
+  await proxy?.close();
+  await engine?.close();
+});
+
+describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
+  let handler: Handler;
+  let created: { id: string; name: string; email: string; createdAt: string };
+
+  beforeAll(async () => {
+    // Imported only now, after the environment is set, as the Lambda runtime loads it.
+    const module = await import('../src/lambda');
+    handler = module.handler;
+  });
+
+  it('exports the handler and nothing else', async () => {
+    expect(Object.keys(await import('../src/lambda'))).toEqual(['handler']);
+  });
+
+  it('creates a customer with a POSTed mutation, in one TransactWriteItems', async () => {
+    const event = fixture('create-customer.post');
+    engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
+    expect(statusCode).toBe(200);
+    expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE); // the client's Accept prefers it
+    expect(headers['x-request-id']).toBe(event.requestContext.requestId);
+    expect(body).toEqual({
+      data: {
+        createCustomer: { id: expect.stringMatching(ULID), name: 'Lambda Lucía', email: 'Lucia.Lambda@example.com', createdAt: expect.stringMatching(ISO) },
+      },
+    });
+    expect(engine.wire.requests().map((r) => r.operation)).toEqual(['TransactWriteItems']);
+    created = (body as { data: { createCustomer: typeof created } }).data.createCustomer;
+  });
+
+  it('reads it back with a POSTed query (customer by email, its screen)', async () => {
+    const { statusCode, headers, body } = parse(await handler(fixture('customer-by-email.post'), lambdaContext()));
+    expect(statusCode).toBe(200);
+    expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE);
+    expect(body).toEqual({
+      data: { customerByEmail: { ...created, addresses: [], orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } },
+    });
+  });
+
+  it('answers a GET query (with a CSRF preflight header) and the content length it sends', async () => {
+    const event = fixture('customer-by-email.get');
+    const result = await handler(event, lambdaContext());
+    const { statusCode, headers, body } = parse(result);
+    expect(statusCode).toBe(200);
+    expect(headers['content-type']).toBe(JSON_TYPE);
+    expect(headers['content-length']).toBe(String(Buffer.byteLength(result.body ?? '')));
+    expect(headers['x-request-id']).toBe(event.requestContext.requestId);
+    expect(body).toEqual({ data: { customerByEmail: { name: created.name, email: created.email } } });
+  });
+
+  it('blocks a GET without a preflight header (CSRF prevention) and a mutation sent by GET', async () => {
+    const simple = fixture('customer-by-email.get');
+    delete simple.headers['apollo-require-preflight'];
+    const blocked = parse(await handler(simple, lambdaContext()));
+    expect(blocked.statusCode).toBe(400);
+    expect(blocked.headers['content-type']).toBe(JSON_TYPE);
+    expect(blocked.body).toEqual({
+      errors: [{ message: expect.stringContaining('Cross-Site Request Forgery'), extensions: { code: 'BAD_REQUEST' } }],
+    });
+
+    const mutation = fixture('customer-by-email.get');
+    mutation.rawQueryString = `query=${encodeURIComponent('mutation { removeAddress(customerId: "01J00000000000000000000000", label: "home") }')}`;
+    engine.wire.reset();
+    const refused = parse(await handler(mutation, lambdaContext()));
+    expect(refused.statusCode).toBe(405);
+    expect(refused.headers['content-type']).toBe(JSON_TYPE);
+    expect(refused.body).toEqual({
+      errors: [{ message: 'GET requests only support query operations, not mutation operations', extensions: { code: 'BAD_REQUEST' } }],
+    });
+    expect(engine.wire.count()).toBe(0);
+  });
+
+  it('answers a malformed JSON body with a JSON 400, as the HTTP server does, reading nothing', async () => {
+    const event = fixture('malformed-body.post');
+    engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
+    expect(statusCode).toBe(400);
+    expect(headers['content-type']).toBe(JSON_TYPE);
+    expect(headers['x-request-id']).toBe(event.requestContext.requestId);
+    expect(body).toEqual({
+      errors: [{ message: 'POST body missing, invalid Content-Type, or JSON object has no keys.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+    expect(engine.wire.count()).toBe(0);
+  });
+
+  it('decodes a base64-encoded body', async () => {
+    const event = fixture('customer-by-email.post');
+    event.body = Buffer.from(event.body ?? '', 'utf8').toString('base64');
+    event.isBase64Encoded = true;
+    const { statusCode, body } = parse(await handler(event, lambdaContext()));
+    expect(statusCode).toBe(200);
+    expect(body).toEqual({
+      data: { customerByEmail: { ...created, addresses: [], orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } },
+    });
+  });
+
+  it('refuses bad input with BAD_USER_INPUT before any DynamoDB request', async () => {
+    engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(fixture('bad-input.post'), lambdaContext()));
+    expect(statusCode).toBe(200);
+    expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE);
+    expect(body).toEqual({
+      errors: [{
+        message: 'input.email must be an email address such as ana@example.com',
+        locations: [{ line: 1, column: 57 }],
+        path: ['createCustomer'],
+        extensions: { code: 'BAD_USER_INPUT', field: 'input.email' },
+      }],
+      data: null,
+    });
+    expect(engine.wire.count()).toBe(0);
+  });
+
+  it('ignores x-explain in production unless EXPLAIN_ENABLED', async () => {
+    const event = fixture('customer-by-email.get');
+    event.headers['x-explain'] = '1';
+    const { body } = parse(await handler(event, lambdaContext()));
+    expect(body).toEqual({ data: { customerByEmail: { name: created.name, email: created.email } } });
+  });
+
+  it('reused one DynamoDB client, and one keep-alive connection, across every invocation so far', () => {
+    expect(invocations).toBeGreaterThanOrEqual(9);
+    expect(proxy.connections()).toBe(1);
+  });
+
+  it('makes a new client in a new container (a fresh module), which honours x-explain when EXPLAIN_ENABLED=1', async () => {
+    vi.resetModules();
+    process.env.EXPLAIN_ENABLED = '1';
+    try {
+      const fresh = (await import('../src/lambda')).handler;
+      expect(fresh).not.toBe(handler);
+      const event = fixture('customer-by-email.get');
+      event.headers['x-explain'] = '1';
+      const { statusCode, body } = parse(await fresh(event, lambdaContext()));
+      expect(statusCode).toBe(200);
+      expect(body).toMatchObject({
+        data: { customerByEmail: { name: created.name, email: created.email } },
+        extensions: { dynamodb: { waves: 1, totals: { requests: 1 } } },
+      });
+      expect((body as any).extensions.dynamodb.requests).toEqual([expect.objectContaining({ operation: 'Query', index: 'GSI1' })]);
+      await fresh(fixture('customer-by-email.get'), lambdaContext());
+      expect(proxy.connections()).toBe(2);
+    } finally {
+      delete process.env.EXPLAIN_ENABLED;
+    }
+  });
+});
+
+describe('the deployable bundle (the Makefile target that `sam build` runs)', () => {
+  const artifacts = mkdtempSync(join(tmpdir(), 'lambda-artifacts-'));
+  afterAll(() => rmSync(artifacts, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    await promisify(execFile)('make', ['-s', 'build-GraphQLFunction', `ARTIFACTS_DIR=${artifacts}`], { cwd: root });
+  });
+
+  /** Loads `lambda.mjs` in a plain Node process, as the runtime does, and invokes it once per event. */
+  async function invokeBundle(events: APIGatewayProxyEventV2[]) {
+    const driver = `
+      const events = JSON.parse(process.env.EVENTS);
+      const module = await import(${JSON.stringify(join(artifacts, 'lambda.mjs'))});
+      const results = [];
+      for (const event of events) results.push(await module.handler(event, { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 25000 }));
+      process.stdout.write(JSON.stringify({ exports: Object.keys(module), results }));
+      process.exit(0);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', driver], {
+      cwd: artifacts,
+      env: {
+        PATH: process.env.PATH,
+        EVENTS: JSON.stringify(events),
+        DYNAMODB_ENDPOINT: engine.endpoint,
+        TABLE_NAME: 'bundle-app',
+        NODE_ENV: 'production',
+        AWS_REGION: 'eu-west-1',
+        LOG_LEVEL: 'silent',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    });
+    return JSON.parse(stdout) as { exports: string[]; results: APIGatewayProxyStructuredResultV2[] };
+  }
+
+  it('exports lambda.handler, writes and reads through it, and answers errors as JSON', async () => {
+    const { exports, results } = await invokeBundle(['create-customer.post', 'customer-by-email.post', 'malformed-body.post', 'bad-input.post'].map(fixture));
+    expect(exports).toEqual(['handler']);
+    const [create, read, malformed, bad] = results.map((result) => parse(result!));
+    expect(create!.statusCode).toBe(200);
+    const customer = (create!.body as any).data.createCustomer;
+    expect(customer).toEqual({ id: expect.stringMatching(ULID), name: 'Lambda Lucía', email: 'Lucia.Lambda@example.com', createdAt: expect.stringMatching(ISO) });
+    expect(read!.body).toEqual({ data: { customerByEmail: { ...customer, addresses: [], orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } } });
+    expect(malformed!.statusCode).toBe(400);
+    expect((malformed!.body as any).errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect((bad!.body as any).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.email' });
+  });
+
+  it('never contains the embedded engine: it is not in the handler\'s import graph', async () => {
+    const result = await build({ entryPoints: [join(root, 'src/lambda.ts')], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('src/lambda.ts');
+    expect(inputs.filter((input) => input.startsWith('src/engine/') || /node_modules\/(dynalite|classic-level|memory-level|level)\//.test(input))).toEqual([]);
+  });
+});
