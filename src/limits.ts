@@ -14,7 +14,7 @@
  * - field suggestions ("did you mean …") are blocked in production, so errors do not map the schema.
  *
  * The cost is an estimate of items read: every field costs 1, and a list multiplies what is
- * below it by its size — `first` for connections (`orders`, `ordersByStatus`), the stored bound for
+ * below it by its size — `first` for connections (`orders`, `ordersByStatus`, `ordersBySku`), the stored bound for
  * `addresses` (10) and `lines` (96). It is computed with graphql-query-complexity against the
  * operation's variables, once the operation is known and before it runs.
  */
@@ -49,7 +49,7 @@ const LIST_BOUNDS: Record<string, number> = { addresses: MAX_ADDRESSES, lines: M
 
 /** Items a field may read: 1, plus what is below it times the list's size. */
 export const itemsEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (field.name === 'orders' || field.name === 'ordersByStatus') {
+  if (field.name === 'orders' || field.name === 'ordersByStatus' || field.name === 'ordersBySku') {
     const first = typeof args.first === 'number' && args.first > 0 ? args.first : FIRST_DEFAULT;
     return 1 + first * childComplexity;
   }

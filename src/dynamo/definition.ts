@@ -16,12 +16,13 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const GSI1 = 'GSI1';
 
 /**
- * GSI1 projects INCLUDE, on purpose: only two entities write GSI1 keys (the customer profile, for
- * "customer by email", and the order summary, for "orders by status"), and the index carries
- * exactly the attributes those two GraphQL reads return. Both patterns are then served from the
- * index alone, without a second read of the base table, and nothing else (addresses, lines,
- * idempotency payloads) ever widens the index copy, whose storage and write capacity we pay for.
- * Adding an attribute here means a new index, which is deliberate friction: decide it in review.
+ * GSI1 projects INCLUDE, on purpose. The customer profile ("customer by email") and the order
+ * summary ("orders by status") are served from the index alone: it carries exactly the attributes
+ * those GraphQL reads return, with no second read of the base table. Order lines ("orders by SKU",
+ * added later by migration 0001) put only their keys there and the query reads the order headers
+ * after. Nothing else (addresses, line details, idempotency payloads) ever widens the index copy,
+ * whose storage and write capacity we pay for. Adding an attribute here means a new index, which
+ * is deliberate friction: decide it in review.
  */
 export const GSI1_PROJECTED_ATTRIBUTES = ['type', 'id', 'name', 'email', 'createdAt', 'customerId', 'placedAt', 'status', 'totalCents', 'lineCount'] as const;
 

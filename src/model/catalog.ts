@@ -8,9 +8,11 @@ import './customer';
 import './address';
 import './order';
 import './status-index';
+import './sku-index';
 import './collection';
 import './email';
 import './idempotency';
+import './migration';
 import { declaredEntitiesSoFar, declaredPatternsSoFar, type AccessPattern, type EntityDeclaration } from './declare';
 
 export function entities(): readonly EntityDeclaration[] {

@@ -5,6 +5,7 @@
  * | --------------- | ----- | ---------------------------------------------------- | ------------ |
  * | orderDetail     | table | PK = ORDER#<orderId>                                 | —            |
  * | ordersByStatus  | GSI1  | GSI1PK = STATUS#<status>#<shard>, see status-index.ts | newest first |
+ * | ordersBySku     | GSI1  | GSI1PK = SKU#<sku> (on the lines), see sku-index.ts   | newest first |
  * | (customer's orders, by month, pages) | table | PK = CUSTOMER#<id>, begins_with(SK, ORDER#…), see collection.ts | newest first |
  *
  * Keys:
@@ -12,7 +13,10 @@
  *            GSI1PK = STATUS#<status>#<shard>  GSI1SK = <placedAt ISO>#<orderId>
  *   header   PK = ORDER#<orderId>        SK = ORDER
  *   line     PK = ORDER#<orderId>        SK = LINE#<lineNo, 4 digits>
- * Summary and header hold the same fields and move together, in one transaction.
+ *            GSI1PK = SKU#<sku>  GSI1SK = <placedAt ISO>#<orderId>#<lineNo, 4 digits>
+ * Summary and header hold the same fields and move together, in one transaction. A line's GSI1
+ * keys are written with it by placeOrder; lines written before they existed got them from
+ * migration 0001 (src/migrations/0001-order-lines-by-sku.ts).
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
@@ -68,6 +72,26 @@ export const orderKeys = {
   }),
   /** begins_with prefix of a customer's orders, optionally of one month (`YYYY-MM`). */
   summaryPrefix: (month?: string) => `${ORDER_PREFIX}${month ?? ''}`,
+  /** The order id of an order collection key, or undefined when the key is not an order's. */
+  idOf: (pk: string): string | undefined => (pk.startsWith(ORDER_PREFIX) ? pk.slice(ORDER_PREFIX.length) : undefined),
+};
+
+export const SKU_PREFIX = `SKU${SEP}`;
+/** The longest SKU a line may carry (it stands inside a key). */
+export const SKU_MAX = 64;
+
+/**
+ * The SKU index on the order lines (sku-index.ts): every line of every order of one SKU under
+ * `SKU#<sku>`, newest order first. `<placedAt>#<orderId>` is the line's order position: all lines
+ * of one order share it, so they sit next to each other in the index.
+ */
+export const skuKeys = {
+  gsi1pk: (sku: string) => `${SKU_PREFIX}${sku}`,
+  orderPosition: (placedAt: string, orderId: string) => `${placedAt}${SEP}${orderId}`,
+  ofLine: (order: Pick<OrderRecord, 'id' | 'placedAt'>, line: Pick<OrderLineRecord, 'lineNo' | 'sku'>) => ({
+    GSI1PK: skuKeys.gsi1pk(line.sku),
+    GSI1SK: `${skuKeys.orderPosition(order.placedAt, order.id)}${SEP}${String(line.lineNo).padStart(4, '0')}`,
+  }),
 };
 
 const SUMMARY_SK = /^ORDER#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -103,9 +127,10 @@ export const orderLineEntity = declareEntity({
   name: 'Order line',
   type: 'LINE',
   graphql: 'OrderLine',
-  keys: { PK: 'ORDER#<orderId>', SK: 'LINE#<lineNo, 4 digits>' },
+  keys: { PK: 'ORDER#<orderId>', SK: 'LINE#<lineNo, 4 digits>', GSI1PK: 'SKU#<sku>', GSI1SK: '<placedAt ISO>#<orderId>#<lineNo, 4 digits>' },
   matches: (item) => pkOf(item).startsWith(ORDER_PREFIX) && skOf(item).startsWith(LINE_PREFIX),
-  requiresGsi1: false,
+  // Since migration 0001 backfilled the lines written before ordersBySku existed.
+  requiresGsi1: true,
   expires: false,
 });
 
@@ -162,8 +187,17 @@ export function headerToItem(order: OrderRecord): Item {
   return { ...orderKeys.header(order.id), type: 'ORDER_HEADER', ...orderFields(order) };
 }
 
+/**
+ * A line's table item without its GSI1 keys: how lines were stored before ordersBySku (and what
+ * migration 0001 finds). placeOrder writes `indexedLineToItem`.
+ */
 export function lineToItem(orderId: string, line: OrderLineRecord): Item {
   return { ...orderKeys.line(orderId, line.lineNo), type: 'LINE', orderId, ...line };
+}
+
+/** A line as placeOrder writes it: with its SKU index keys (`skuKeys.ofLine`). */
+export function indexedLineToItem(order: Pick<OrderRecord, 'id' | 'placedAt'>, line: OrderLineRecord): Item {
+  return { ...lineToItem(order.id, line), ...skuKeys.ofLine(order, line) };
 }
 
 export function isSummaryItem(item: Item): boolean {
@@ -200,7 +234,7 @@ function checkLines(lines: readonly OrderLineInput[]): OrderLineRecord[] {
     if (!Number.isInteger(line.unitPriceCents) || line.unitPriceCents < 0 || line.unitPriceCents > 100_000_000) {
       throw badInput(`${field}.unitPriceCents must be an integer from 0 to 100000000`, `${field}.unitPriceCents`);
     }
-    return { lineNo: index + 1, sku: checkKeyPart(line.sku, `${field}.sku`, 64), quantity: line.quantity, unitPriceCents: line.unitPriceCents };
+    return { lineNo: index + 1, sku: checkKeyPart(line.sku, `${field}.sku`, SKU_MAX), quantity: line.quantity, unitPriceCents: line.unitPriceCents };
   });
 }
 
@@ -237,11 +271,11 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
 // ---- writes --------------------------------------------------------------------------------
 
 /**
- * placeOrder: customer check, order summary, header, lines and idempotency record in one
- * TransactWriteItems, one request. The total is computed here. The same key with the same payload
- * returns the order it produced (also when replayed concurrently: the losers read the winner's
- * order); with another payload it is CONFLICT. NOT_FOUND for a missing customer. An order too large
- * for one transaction is BAD_USER_INPUT before anything is sent.
+ * placeOrder: customer check, order summary, header, lines (with their SKU index keys) and
+ * idempotency record in one TransactWriteItems, one request. The total is computed here. The same
+ * key with the same payload returns the order it produced (also when replayed concurrently: the
+ * losers read the winner's order); with another payload it is CONFLICT. NOT_FOUND for a missing
+ * customer. An order too large for one transaction is BAD_USER_INPUT before anything is sent.
  */
 export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<OrderRecord> {
   const customerId = checkCustomerId(input.customerId, 'input.customerId');
@@ -274,7 +308,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     },
     { Put: { Item: summaryToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { Item: headerToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-    ...lines.map((line): TransactAction => ({ Put: { Item: lineToItem(order.id, line) } })),
+    ...lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
   ];
   try {
     await writeTransaction(table, actions);

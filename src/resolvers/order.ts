@@ -1,5 +1,5 @@
 import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
-import { checkOrderId, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
+import { checkOrderId, ordersBySku, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
 import { primeOrder } from '../loaders';
 import { customerNeed } from './lookahead';
 
@@ -7,6 +7,8 @@ export const orderQueries: QueryResolvers = {
   order: (_root, { id }, ctx) => ctx.loaders.orders.load(checkOrderId(id)),
 
   ordersByStatus: (_root, { status, first, after }, ctx) => ordersByStatus(ctx.table, status, { first, after }),
+
+  ordersBySku: (_root, { sku, first, after }, ctx) => ordersBySku(ctx.table, sku, { first, after }),
 };
 
 export const orderMutations: MutationResolvers = {

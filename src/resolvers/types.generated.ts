@@ -176,6 +176,8 @@ export type Query = {
   customerByEmail: Maybe<Customer>;
   /** The order with this id, or null when there is none. */
   order: Maybe<Order>;
+  /** Orders with a line of this SKU, newest first, each once however many of its lines carry it. first: 1..100; after: a cursor from this list. */
+  ordersBySku: OrderConnection;
   /** Orders in one status, newest first. first: 1..100; after: a cursor from this list. */
   ordersByStatus: OrderConnection;
 };
@@ -193,6 +195,13 @@ export type QueryCustomerByEmailArgs = {
 
 export type QueryOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryOrdersBySkuArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  sku: Scalars['String']['input'];
 };
 
 
@@ -391,6 +400,7 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType, RequireFields<QueryCustomerArgs, 'id'>>;
   customerByEmail?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType, RequireFields<QueryCustomerByEmailArgs, 'email'>>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
+  ordersBySku?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersBySkuArgs, 'first' | 'sku'>>;
   ordersByStatus?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersByStatusArgs, 'first' | 'status'>>;
 };
 

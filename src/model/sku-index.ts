@@ -1,0 +1,147 @@
+/**
+ * The SKU index: orders by SKU on GSI1, served by the order LINE items.
+ *
+ * | pattern      | index | key condition                                                  | order        |
+ * | ------------ | ----- | -------------------------------------------------------------- | ------------ |
+ * | ordersBySku  | GSI1  | GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor | newest first |
+ * | orderHeaders | table | BatchGetItem of PK = ORDER#<orderId>, SK = ORDER               | —            |
+ *
+ * Each line carries `GSI1PK = SKU#<sku>`, `GSI1SK = <placedAt ISO>#<orderId>#<lineNo>` (order.ts,
+ * `skuKeys`), written by placeOrder; lines older than this pattern got them from migration 0001.
+ * GSI1 projects INCLUDE and a line's order fields are not projected (nor should they be: the
+ * index copy of every line would carry the whole order), so a page is two waves: one Query on the
+ * index for the order positions, then one BatchGetItem of the order headers. 2 requests, 2 waves.
+ *
+ * Dedupe: an order that carries the SKU on several lines has several index entries, all adjacent
+ * (they share `<placedAt>#<orderId>`). It appears once, at its position; a cursor names an order
+ * position and the next page asks for `GSI1SK < <placedAt>#<orderId>`, which skips every line of
+ * that order, so paging also visits each order exactly once. When the `first + 1` lines a Query
+ * reads name fewer than `first + 1` orders (repeated lines), another Query continues below the
+ * last order read, asking for as many lines as the orders still missing times the lines per
+ * order seen so far: one more wave (rarely two), only when orders repeat the SKU.
+ */
+import type { Item, Table } from '../dynamo/table';
+import { GSI1 } from '../dynamo/definition';
+import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
+import { declarePatterns } from './declare';
+import { checkKeyPart, SEP } from './keys';
+import { isStatusSk, orderFromItem, orderKeys, SKU_MAX, skuKeys, type OrderRecord } from './order';
+
+export const skuIndexPatterns = declarePatterns(
+  {
+    name: 'ordersBySku',
+    entity: 'Order line',
+    graphql: ['Query.ordersBySku'],
+    index: 'GSI1',
+    operation: 'Query',
+    keyCondition: 'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; wave 1 of 2, then orderHeaders',
+    order: 'newest first',
+    bound: 'Limit first + 1 lines (one more Query when orders repeat the SKU)',
+  },
+  {
+    name: 'orderHeaders',
+    entity: 'Order header',
+    graphql: ['Query.ordersBySku'],
+    index: 'table',
+    operation: 'BatchGetItem',
+    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; wave 2 of 2',
+    order: '—',
+    bound: 'first keys (≤ 100: one call)',
+  },
+);
+
+/** Validates a SKU as it stands in a key: trimmed, 1..64 characters, no `#`. */
+export function checkSku(value: string, field = 'sku'): string {
+  return checkKeyPart(value, field, SKU_MAX);
+}
+
+/**
+ * ordersBySku: the orders that have a line of this SKU, newest first, each once. 2 requests in 2
+ * waves (a Query on GSI1, a BatchGetItem of the headers); an empty page is 1 request.
+ * `hasNextPage` is exact: the index is read to `first + 1` orders or to its end.
+ */
+export async function ordersBySku(table: Table, sku: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
+  const checked = checkSku(sku);
+  const first = checkFirst(args.first);
+  const scope = cursorScope(checked);
+  const after = args.after == null ? undefined : decodeSkuCursor(args.after, scope);
+
+  const positions = await orderPositions(table, checked, after, first + 1);
+  const taken = positions.slice(0, first);
+  const orders = await readHeaders(table, taken.map(orderIdOf));
+  return {
+    orders,
+    cursors: taken.map((position) => encodeCursor(scope, { before: position })),
+    hasNextPage: positions.length > first,
+  };
+}
+
+/** The most lines one continuation Query asks for. */
+const CONTINUATION_LIMIT = 1000;
+
+/**
+ * Up to `wanted` distinct order positions (`<placedAt>#<orderId>`) below `before`, newest first.
+ * The first Query asks for `wanted` lines (one line an order is the common case, so it reads no
+ * more than it needs); a continuation starts below the last order read (its other lines may
+ * follow, and must be skipped) and asks for the missing orders times the lines per order seen.
+ * Reading a few orders too many costs nothing but their index entries: the caller slices.
+ */
+async function orderPositions(table: Table, sku: string, before: string | undefined, wanted: number): Promise<string[]> {
+  const positions: string[] = [];
+  let bound = before;
+  let linesRead = 0;
+  for (;;) {
+    const missing = wanted - positions.length;
+    const perOrder = positions.length === 0 ? 1 : linesRead / positions.length;
+    const page = await table.query({
+      IndexName: GSI1,
+      KeyConditionExpression: bound === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':pk': skuKeys.gsi1pk(sku), ...(bound === undefined ? {} : { ':before': bound }) },
+      ScanIndexForward: false,
+      Limit: Math.min(CONTINUATION_LIMIT, Math.max(missing, Math.ceil(missing * perOrder))),
+    });
+    const items = page.Items ?? [];
+    linesRead += items.length;
+    for (const item of items) {
+      const position = positionOf(item);
+      // Lines of one order are adjacent in the index: dedupe against the last one kept.
+      if (positions.at(-1) !== position) positions.push(position);
+    }
+    if (!page.LastEvaluatedKey || items.length === 0 || positions.length >= wanted) return positions;
+    bound = positions.at(-1);
+  }
+}
+
+/** The headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */
+async function readHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
+  if (orderIds.length === 0) return [];
+  const headers = await table.batchGet(orderIds.map(orderKeys.header));
+  const byId = new Map(headers.map((item) => [String(item.id), orderFromItem(item)]));
+  return orderIds.map((orderId) => {
+    const order = byId.get(orderId);
+    if (!order) throw new Error(`order ${orderId} has lines in the SKU index but no header`);
+    return order;
+  });
+}
+
+/** `<placedAt>#<orderId>` of an index entry `<placedAt>#<orderId>#<lineNo>`. */
+function positionOf(item: Item): string {
+  const parts = String(item.GSI1SK).split(SEP);
+  const position = parts.slice(0, 2).join(SEP);
+  if (parts.length !== 3 || !isStatusSk(position)) throw new Error(`line ${String(item.PK)}/${String(item.SK)} has a malformed GSI1SK ${String(item.GSI1SK)}`);
+  return position;
+}
+
+function orderIdOf(position: string): string {
+  return position.split(SEP)[1] as string;
+}
+
+function cursorScope(sku: string): string {
+  return `sku:${sku}`;
+}
+
+/** A cursor names the order position the page ended at, for this SKU only. */
+function decodeSkuCursor(cursor: string, scope: string): string {
+  const key = decodeCursor(cursor, scope, (k) => Object.keys(k).length === 1 && typeof k.before === 'string' && isStatusSk(k.before));
+  return key.before as string;
+}

@@ -1,0 +1,165 @@
+/**
+ * `npm run migrate -- <name> [options]`: runs one migration of src/migrations over the table
+ * (`DYNAMODB_ENDPOINT`, Amazon DynamoDB in production, or the embedded engine in `DATA_DIR`; see
+ * src/tools/connect.ts). `npm run migrate -- --list` shows which are applied, in progress or pending.
+ *
+ *   <name>            the migration's name or number (`0001-order-lines-by-sku`, `0001`)
+ *   --dry-run         scan and decide, write nothing; prints the counts
+ *   --force           run a migration already applied again (it changes only what still needs it)
+ *   --segments N      parallel scan segments of a fresh run (1..64, default 4)
+ *   --rate N          at most N items a second (scanned, and so written); unlimited by default
+ *   --page-size N     items a Scan page (default 100)
+ *   --json            the report as JSON on stdout
+ *   --quiet           no progress bar
+ *
+ * Ctrl-C stops after the pages in flight (their checkpoints are written); the same command resumes.
+ * Exit codes: 0 done (or nothing to do), 1 failed, 2 bad usage, 130 interrupted.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { parseArgs } from 'node:util';
+import { findMigration, limiterFor, migrations, migrationStatuses, runMigration, type RunReport } from '../migrations';
+import type { MigrationCounts } from '../model/migration';
+import { connect } from '../tools/connect';
+import { progressBar } from '../tools/progress';
+
+const usage = `usage: npm run migrate -- <name> [--dry-run] [--force] [--segments N] [--rate N] [--page-size N] [--json] [--quiet]
+       npm run migrate -- --list [--json]
+migrations: ${migrations.map((m) => m.name).join(', ')}`;
+
+let args: ReturnType<typeof parse>;
+try {
+  args = parse();
+} catch (error) {
+  console.error(`${(error as Error).message}\n${usage}`);
+  process.exit(2);
+}
+
+function parse() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      list: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      segments: { type: 'string' },
+      rate: { type: 'string' },
+      'page-size': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const number = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${value}`);
+    return n;
+  };
+  if (positionals.length > 1) throw new Error(`one migration at a time, got ${positionals.join(' ')}`);
+  return {
+    ...values,
+    name: positionals[0],
+    segments: number('segments', values.segments),
+    rate: number('rate', values.rate),
+    pageSize: number('page-size', values['page-size']),
+  };
+}
+
+if (args.help || (!args.list && args.name === undefined)) {
+  console.log(usage);
+  process.exit(args.help ? 0 : 2);
+}
+const migration = args.name === undefined ? undefined : findMigration(args.name);
+if (!args.list && !migration) {
+  console.error(`no migration named ${args.name}\n${usage}`);
+  process.exit(2);
+}
+
+const connection = await connect();
+const { table } = connection;
+let exitCode = 0;
+try {
+  if (args.list) await list();
+  else exitCode = await run();
+} catch (error) {
+  console.error((error as Error).message);
+  exitCode = 1;
+} finally {
+  await connection.close();
+}
+process.exit(exitCode);
+
+async function list(): Promise<void> {
+  const statuses = await migrationStatuses(table, migrations);
+  if (args.json) {
+    console.log(JSON.stringify(statuses, null, 2));
+    return;
+  }
+  console.log(`migrations of table ${table.name} (${connection.where}):`);
+  for (const status of statuses) {
+    const detail = status.status === 'applied'
+      ? `applied ${status.applied!.appliedAt}${status.applied!.runs > 1 ? `, last run ${status.applied!.lastRunAt}` : ''} (${describeCounts(status.applied!.counts)})`
+      : status.status === 'in progress' ? `in progress: ${status.progress!.done}/${status.progress!.segments} segments done, resume with npm run migrate -- ${status.name}` : 'pending';
+    console.log(`  ${status.name}  ${detail}\n      ${status.description}`);
+  }
+}
+
+async function run(): Promise<number> {
+  const controller = new AbortController();
+  const interrupt = () => {
+    if (controller.signal.aborted) process.exit(130);
+    console.error('\nstopping after the pages in flight (Ctrl-C again to quit at once)…');
+    controller.abort();
+  };
+  process.on('SIGINT', interrupt);
+  const bar = progressBar(`${migration!.name}${args['dry-run'] ? ' (dry run)' : ''}`, await estimateItems(), { quiet: args.quiet || args.json });
+  let report: RunReport;
+  try {
+    report = await runMigration(table, migration!, {
+      dryRun: args['dry-run'],
+      force: args.force,
+      ...(args.segments === undefined ? {} : { segments: args.segments }),
+      ...(args.pageSize === undefined ? {} : { pageSize: args.pageSize }),
+      limiter: limiterFor(args.rate),
+      signal: controller.signal,
+      onStart: ({ done }) => bar.increment(done.scanned),
+      onPage: ({ page }) => bar.increment(page.scanned),
+    });
+  } finally {
+    bar.stop();
+    process.off('SIGINT', interrupt);
+  }
+  if (args.json) console.log(JSON.stringify(report, null, 2));
+  else console.log(describeReport(report));
+  return report.outcome === 'interrupted' ? 130 : 0;
+}
+
+/** The table's approximate item count (DynamoDB updates it about every six hours), for the bar. */
+async function estimateItems(): Promise<number> {
+  try {
+    const out = await connection.doc.send(new DescribeTableCommand({ TableName: table.name }));
+    return out.Table?.ItemCount ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+function describeCounts(counts: MigrationCounts): string {
+  return `scanned ${counts.scanned}, selected ${counts.selected}, updated ${counts.updated}, skipped ${counts.skipped}, unresolved ${counts.unresolved}`;
+}
+
+function describeReport(report: RunReport): string {
+  switch (report.outcome) {
+    case 'already applied':
+      return `${report.name}: already applied ${report.applied?.appliedAt} (${describeCounts(report.total)}); nothing to do (--force runs it again)`;
+    case 'dry run':
+      return `${report.name}: dry run, nothing written: ${describeCounts(report.run)} (would update ${report.run.selected - report.run.unresolved})`;
+    case 'interrupted':
+      return `${report.name}: interrupted (${describeCounts(report.run)}); run the same command to resume from the checkpoints`;
+    case 'applied': {
+      const resumed = report.resumed ? ` (resumed from checkpoints; this run: ${describeCounts(report.run)})` : '';
+      const warning = report.total.unresolved > 0 ? `\nwarning: ${report.total.unresolved} selected items could not be rewritten; see the migration's notes` : '';
+      return `${report.name}: applied over ${report.segments} segments: ${describeCounts(report.total)}${resumed}${warning}`;
+    }
+  }
+}
