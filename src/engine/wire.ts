@@ -41,8 +41,12 @@ export class WireRecorder implements WireLog {
     return ++this.lastSeq;
   }
 
+  /** Keeps the newest `limit` records (up to twice that between trims), so a long-running engine does not grow forever. */
+  constructor(private readonly limit = 10_000) {}
+
   record(request: WireRequest): void {
     this.records.push(request);
+    if (this.records.length >= 2 * this.limit) this.records = this.records.slice(-this.limit);
     for (const listener of this.listeners) {
       try {
         listener(request);

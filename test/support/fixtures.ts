@@ -13,7 +13,7 @@ import {
   addressToItem,
   emailGuardItem,
   headerToItem,
-  lineToItem,
+  indexedLineToItem,
   newId,
   orderKeys,
   profileToItem,
@@ -128,7 +128,7 @@ export function customerItems(fixture: CustomerFixture, options: { detail?: bool
   for (const order of orders) {
     items.push(summaryToItem(order));
     if (options.detail !== false) {
-      items.push(headerToItem(order), ...order.lines.map((line) => lineToItem(order.id, line)));
+      items.push(headerToItem(order), ...order.lines.map((line) => indexedLineToItem(order, line)));
     }
   }
   return items;
