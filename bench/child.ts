@@ -16,7 +16,7 @@ import { Table } from '../src/dynamo/table';
 import { startServer } from '../src/server';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
-import { latencySampler, type LatencyModel } from './rng';
+import type { LatencyModel } from './rng';
 import { startMultiTableServer } from './multi-table/server';
 import { startRawServer, type RawQueryShape } from './raw';
 
@@ -38,10 +38,11 @@ switch (role) {
   }
   case 'proxy': {
     if (!config.endpoint || !config.latency) throw new Error('proxy needs endpoint and latency');
-    const proxy = await startLatencyProxy({ target: config.endpoint, delay: latencySampler(config.latency) });
+    const proxy = await startLatencyProxy({ target: config.endpoint, latency: config.latency });
     serveParent(proxy.endpoint, {
       records: () => proxy.records(),
-      drain: () => proxy.drain(),
+      drain: (next?: string | null) => proxy.drain(next),
+      operation: (key: string | null) => { proxy.operation(key ?? undefined); return true; },
       reset: (record: boolean) => { proxy.reset(Boolean(record)); return true; },
       counters: () => proxy.counters(),
     }, () => proxy.close());

@@ -8,12 +8,12 @@
  * | --tail P           | BENCH_TAIL            | 0.015   | share of requests that also take the long tail (0..1)      |
  * | --tail-ms A-B      | BENCH_TAIL_MS         | 20-50   | extra latency of a tail request, uniform in [A, B] ms      |
  * | --seed X           | BENCH_SEED            | 42      | seed of the data set and of the latency sequence           |
- * | --ops N            | BENCH_OPS             | 300     | sequential operations per scenario and design (≥ 200)      |
- * | --duration S       | BENCH_DURATION        | 3       | seconds of each autocannon run (the first after a 1 s warm-up) |
- * | --rounds N         | BENCH_ROUNDS          | 2       | autocannon runs per design, interleaved; the best is kept  |
+ * | --ops N            | BENCH_OPS             | 250     | sequential operations per scenario and design (≥ 200)      |
+ * | --duration S       | BENCH_DURATION        | 1.5     | seconds of each autocannon run (every server is warmed up first) |
+ * | --rounds N         | BENCH_ROUNDS          | 3       | autocannon runs per design, interleaved; the best is kept  |
  * | --connections N    | BENCH_CONNECTIONS     | 16      | autocannon concurrency                                     |
  * | --customers N      | BENCH_CUSTOMERS       | 150     | ordinary customers in the data set                         |
- * | --growth-ops N     | BENCH_GROWTH_OPS      | 100     | sequential operations per size in the growth series        |
+ * | --growth-ops N     | BENCH_GROWTH_OPS      | 60      | sequential operations per size in the growth series        |
  * | --cpu-prof         | BENCH_CPU_PROF=1      | off     | write V8 CPU profiles of the server processes to bench/profiles/ |
  * | --only a,b         | BENCH_ONLY            | all     | run only scenarios whose id contains one of these words    |
  * | --no-write         | BENCH_NO_WRITE=1      | off     | print the table but do not rewrite results.json/RESULTS.md |
@@ -56,14 +56,14 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2),
       tailMaxMs: tailMax,
       seed: /^\d+$/.test(seedText) ? Number(seedText) : seedText,
     },
-    ops: number('ops', 'BENCH_OPS', 300, (n) => Number.isInteger(n) && n >= 1),
+    ops: number('ops', 'BENCH_OPS', 250, (n) => Number.isInteger(n) && n >= 1),
     warmupOps: 30,
-    durationSec: number('duration', 'BENCH_DURATION', 3, (n) => n > 0),
-    rounds: number('rounds', 'BENCH_ROUNDS', 2, (n) => Number.isInteger(n) && n >= 1),
-    warmupSec: 1,
+    durationSec: number('duration', 'BENCH_DURATION', 1.5, (n) => n > 0),
+    rounds: number('rounds', 'BENCH_ROUNDS', 3, (n) => Number.isInteger(n) && n >= 1),
+    warmupSec: 0.75,
     connections: number('connections', 'BENCH_CONNECTIONS', 16, (n) => Number.isInteger(n) && n >= 1),
     customers: number('customers', 'BENCH_CUSTOMERS', 150, (n) => Number.isInteger(n) && n >= 10),
-    growthOps: number('growth-ops', 'BENCH_GROWTH_OPS', 100, (n) => Number.isInteger(n) && n >= 1),
+    growthOps: number('growth-ops', 'BENCH_GROWTH_OPS', 60, (n) => Number.isInteger(n) && n >= 1),
     cpuProf: bool('cpu-prof', 'BENCH_CPU_PROF'),
     only: (flags.get('only') ?? env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     write: !(flags.has('no-write') || env.BENCH_NO_WRITE === '1'),
@@ -88,7 +88,7 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
     flags.set(name, next);
   }
   if (flags.has('help')) {
-    console.log('usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 300] [--duration 3] [--rounds 2] [--connections 16] [--customers 150] [--growth-ops 100] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.');
+    console.log('usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.');
     process.exit(0);
   }
   return flags;

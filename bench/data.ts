@@ -2,7 +2,7 @@
  * The benchmark's data set, built once (seeded) and loaded into both designs:
  *
  * - the single table, as items made by the product's own codecs (`profileToItem`,
- *   `addressToItem`, `summaryToItem`, `headerToItem`, `lineToItem`, `emailGuardItem`), the way
+ *   `addressToItem`, `summaryToItem`, `headerToItem`, `indexedLineToItem`, `emailGuardItem`), the way
  *   test/support does it;
  * - the four tables of the multi-table baseline, as plain rows.
  *
@@ -21,7 +21,7 @@ import {
   addressToItem,
   emailGuardItem,
   headerToItem,
-  lineToItem,
+  indexedLineToItem,
   newId,
   profileToItem,
   summaryToItem,
@@ -134,7 +134,7 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
       out.push({ table: tableName, item: summaryToItem(record) });
       if (detail) {
         out.push({ table: tableName, item: headerToItem(record) });
-        for (const line of order.lines) out.push({ table: tableName, item: lineToItem(order.id, line) });
+        for (const line of order.lines) out.push({ table: tableName, item: indexedLineToItem(record, line) });
       }
     }
   }

@@ -6,6 +6,8 @@
  * A child exits when the channel closes, so nothing outlives the benchmark.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -96,9 +98,27 @@ export function serveParent(endpoint: string, handlers: Record<string, (args: an
     // A clean exit, so --cpu-prof writes its profile.
     setTimeout(() => process.exit(0), 10).unref();
   }));
+  let profiler: Session | undefined;
   const all: Record<string, (args: any) => unknown> = {
     ...handlers,
     cpu: (): CpuSample => ({ ...process.cpuUsage(), rssBytes: process.memoryUsage.rss() }),
+    // CPU profile of this process's main thread between two calls (bench --cpu-prof).
+    'profile-start': async () => {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+      await profiler.post('Profiler.start');
+      return true;
+    },
+    'profile-stop': async (path: string) => {
+      if (!profiler) throw new Error('no profile started');
+      const { profile } = await profiler.post('Profiler.stop');
+      profiler.disconnect();
+      profiler = undefined;
+      writeFileSync(path, JSON.stringify(profile));
+      return path;
+    },
     stop: () => { void shutdown(); return true; },
   };
   process.on('message', (message: { type: string; id: number; method: string; args: unknown }) => {

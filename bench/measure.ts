@@ -1,8 +1,10 @@
 /**
  * How one (scenario, design) pair is measured:
  *
- * 1. Sequential: `ops` HTTP POSTs one after the other on one keep-alive connection (after a short
- *    warm-up), each timed from send to last byte. After each operation the proxy's records are
+ * 1. Sequential: `ops` HTTP POSTs one after the other on one keep-alive connection per endpoint
+ *    (after a short warm-up), the designs interleaved operation by operation, each timed from
+ *    send to last byte. Operation i of every design draws its injected latencies from the same
+ *    seeded stream (common random numbers), so the designs are compared on the same luck. After each operation the proxy's records are
  *    drained, so every DynamoDB request is attributed to exactly the operation that caused it:
  *    requests, waves (see `countWaves`), items read, consumed capacity, per operation.
  * 2. Load: autocannon at `connections` concurrency against the same endpoint for `durationSec`
@@ -41,6 +43,10 @@ export interface SequentialResult {
   injectedP50Ms: number;
   /** Median time a request spent at the proxy beyond the injected latency (engine + hop), ms. */
   engineHopP50Ms: number;
+  /** Share of operations with at least one DynamoDB request that drew the long tail, %. */
+  tailHitPct: number;
+  /** p95 of the sequential latencies, ms. */
+  p95Ms: number;
 }
 
 export interface LoadResult {
@@ -86,65 +92,86 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
 }
 
-export async function runSequential(url: string, bodies: readonly string[], options: { ops: number; warmupOps: number }, processes: Processes): Promise<SequentialResult> {
-  let graphqlErrors = 0;
-  const check = (answer: { status: number; text: string }) => {
+/**
+ * Sequential operations against several endpoints at once, interleaved: operation i goes to each
+ * endpoint in turn (same body), so a pause of the machine (GC elsewhere, another process) falls on
+ * every design alike instead of on whichever happened to be running.
+ */
+export async function runSequential<K extends string>(targets: ReadonlyArray<{ key: K; url: string }>, bodies: readonly string[], options: { ops: number; warmupOps: number; label: string }, processes: Processes): Promise<Map<K, SequentialResult>> {
+  interface Cost { requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; tail: boolean; operations: string[] }
+  const state = new Map(targets.map((t) => [t.key, { latencies: [] as number[], applied: [] as number[], hop: [] as number[], costs: [] as Cost[], graphqlErrors: 0 }]));
+  const check = (key: K, url: string, answer: { status: number; text: string }) => {
     if (answer.status !== 200 || answer.text.includes('"errors"')) {
-      graphqlErrors++;
-      if (graphqlErrors <= 3) console.warn(`  ! ${url} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+      const s = state.get(key);
+      if (!s) return;
+      s.graphqlErrors++;
+      if (s.graphqlErrors <= 3) console.warn(`  ! ${url} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
     }
   };
-  for (let i = 0; i < options.warmupOps; i++) check(await post(url, bodies[i % bodies.length] as string));
-  graphqlErrors = 0;
+  for (let i = 0; i < options.warmupOps; i++) {
+    for (const t of targets) check(t.key, t.url, await post(t.url, bodies[i % bodies.length] as string));
+  }
+  for (const s of state.values()) s.graphqlErrors = 0;
   await processes.proxy.call('reset', true);
-  const latencies: number[] = [];
-  const applied: number[] = [];
-  const hop: number[] = [];
-  const costs: Array<{ requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; operations: string[] }> = [];
+  // Operation i of every design draws its latencies from the same seeded stream: each drain
+  // (one IPC call, outside the timed part) also names the stream of the next operation.
+  const streamOf = (i: number) => (i < options.ops ? `${options.label}#${i}` : null);
+  await processes.proxy.call('operation', streamOf(0));
   for (let i = 0; i < options.ops; i++) {
     const body = bodies[i % bodies.length] as string;
-    const started = performance.now();
-    const answer = await post(url, body);
-    latencies.push(performance.now() - started);
-    check(answer);
-    const records = await processes.proxy.call<ProxyRecord[]>('drain');
-    for (const r of records) {
-      applied.push(r.appliedMs);
-      hop.push(r.endedAt - r.startedAt - r.appliedMs);
+    for (const [n, t] of targets.entries()) {
+      const s = state.get(t.key);
+      if (!s) continue;
+      const started = performance.now();
+      const answer = await post(t.url, body);
+      s.latencies.push(performance.now() - started);
+      check(t.key, t.url, answer);
+      const records = await processes.proxy.call<ProxyRecord[]>('drain', streamOf(n === targets.length - 1 ? i + 1 : i));
+      for (const r of records) {
+        s.applied.push(r.appliedMs);
+        s.hop.push(r.endedAt - r.startedAt - r.appliedMs);
+      }
+      s.costs.push({
+        requests: records.length,
+        waves: countWaves(records),
+        itemsRead: sum(records.map((r) => r.scanned)),
+        itemsReturned: sum(records.map((r) => r.items)),
+        rcu: sum(records.map((r) => r.capacity)),
+        asked: records.every((r) => r.askedCapacity),
+        tail: records.some((r) => r.tail),
+        operations: [...records].sort((a, b) => a.startedAt - b.startedAt).map((r) => (r.index ? `${r.operation}(${r.tables.join(',')}.${r.index})` : `${r.operation}(${r.tables.join(',')})`)),
+      });
     }
-    costs.push({
-      requests: records.length,
-      waves: countWaves(records),
-      itemsRead: sum(records.map((r) => r.scanned)),
-      itemsReturned: sum(records.map((r) => r.items)),
-      rcu: sum(records.map((r) => r.capacity)),
-      asked: records.every((r) => r.askedCapacity),
-      operations: [...records].sort((a, b) => a.startedAt - b.startedAt).map((r) => (r.index ? `${r.operation}(${r.tables.join(',')}.${r.index})` : `${r.operation}(${r.tables.join(',')})`)),
-    });
   }
   await processes.proxy.call('reset', false);
-  const sorted = [...latencies].sort((a, b) => a - b);
+  const out = new Map<K, SequentialResult>();
   const range = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
-  return {
-    ops: options.ops,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-    meanMs: round(sum(latencies) / latencies.length),
-    maxMs: round(sorted.at(-1) ?? Number.NaN),
-    requests: round(mean(costs.map((c) => c.requests))),
-    waves: round(mean(costs.map((c) => c.waves))),
-    itemsRead: round(mean(costs.map((c) => c.itemsRead))),
-    itemsReturned: round(mean(costs.map((c) => c.itemsReturned))),
-    rcu: round(mean(costs.map((c) => c.rcu)), 3),
-    requestsRange: range(costs.map((c) => c.requests)),
-    wavesRange: range(costs.map((c) => c.waves)),
-    itemsReadRange: range(costs.map((c) => c.itemsRead)),
-    operations: costs[0]?.operations ?? [],
-    askedCapacity: costs.every((c) => c.asked),
-    graphqlErrors,
-    injectedP50Ms: round(percentile([...applied].sort((a, b) => a - b), 50)),
-    engineHopP50Ms: round(percentile([...hop].sort((a, b) => a - b), 50)),
-  };
+  for (const [key, { latencies, applied, hop, costs, graphqlErrors }] of state) {
+    const sorted = [...latencies].sort((a, b) => a - b);
+    out.set(key, {
+      ops: options.ops,
+      p50Ms: round(percentile(sorted, 50)),
+      p99Ms: round(percentile(sorted, 99)),
+      meanMs: round(sum(latencies) / latencies.length),
+      maxMs: round(sorted.at(-1) ?? Number.NaN),
+      requests: round(mean(costs.map((c) => c.requests))),
+      waves: round(mean(costs.map((c) => c.waves))),
+      itemsRead: round(mean(costs.map((c) => c.itemsRead))),
+      itemsReturned: round(mean(costs.map((c) => c.itemsReturned))),
+      rcu: round(mean(costs.map((c) => c.rcu)), 3),
+      requestsRange: range(costs.map((c) => c.requests)),
+      wavesRange: range(costs.map((c) => c.waves)),
+      itemsReadRange: range(costs.map((c) => c.itemsRead)),
+      operations: costs[0]?.operations ?? [],
+      askedCapacity: costs.every((c) => c.asked),
+      graphqlErrors,
+      injectedP50Ms: round(percentile([...applied].sort((a, b) => a - b), 50)),
+      engineHopP50Ms: round(percentile([...hop].sort((a, b) => a - b), 50)),
+      tailHitPct: round((100 * costs.filter((c) => c.tail).length) / Math.max(1, costs.length), 1),
+      p95Ms: round(percentile(sorted, 95)),
+    });
+  }
+  return out;
 }
 
 export async function runLoad(url: string, bodies: readonly string[], options: { connections: number; durationSec: number; warmupSec: number }, server: ChildHandle, processes: Processes): Promise<LoadResult> {

@@ -11,6 +11,7 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { latencySampler, type LatencyModel } from './rng';
 
 export interface ProxyRecord {
   seq: number;
@@ -24,6 +25,8 @@ export interface ProxyRecord {
   /** The latency drawn for this request, and the delay really applied (timers are not exact). */
   delayMs: number;
   appliedMs: number;
+  /** Whether the drawn latency included the long tail. */
+  tail: boolean;
   status: number;
   /** Items returned: Query/Scan Count, GetItem 0/1, BatchGetItem the Responses. */
   items: number;
@@ -44,8 +47,16 @@ export interface LatencyProxy {
   endpoint: string;
   /** Records kept since the last `reset` (only while recording is on). */
   records(): ProxyRecord[];
-  /** The records kept since the last drain or reset, forgotten as they are returned. */
-  drain(): ProxyRecord[];
+  /**
+   * The records kept since the last drain or reset, forgotten as they are returned; with `next`,
+   * also starts the next operation as `operation(next)` does (null: back to the shared stream).
+   */
+  drain(next?: string | null): ProxyRecord[];
+  /**
+   * Starts an operation of a sequential run: forgets the records, and draws the latencies of the
+   * requests that follow from a stream seeded with `key` (the shared stream when undefined).
+   */
+  operation(key: string | undefined): void;
   reset(record: boolean): void;
   counters(): ProxyCounters;
   close(): Promise<void>;
@@ -57,7 +68,11 @@ export function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export async function startLatencyProxy(options: { target: string; delay: () => number; host?: string; port?: number }): Promise<LatencyProxy> {
+export async function startLatencyProxy(options: { target: string; latency: LatencyModel; host?: string; port?: number }): Promise<LatencyProxy> {
+  // One stream of draws for the run, and (sequential runs) one per operation key, so operation i
+  // of every design draws the same latencies: common random numbers, a paired comparison.
+  const shared = latencySampler(options.latency);
+  let perOperation: ReturnType<typeof latencySampler> | undefined;
   const target = new URL(options.target);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   let records: ProxyRecord[] = [];
@@ -69,10 +84,13 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
     const body = await readAll(req);
     const startedAt = epochNow();
     const operation = TARGET.exec(String(req.headers['x-amz-target'] ?? ''))?.[1] ?? '';
-    const delayMs = options.delay();
+    const { ms: delayMs, tail } = (perOperation ?? shared)();
     const mySeq = ++seq;
     counters.requests++;
-    await sleep(delayMs);
+    // Node's timers count from the event loop's cached clock, so one can fire a little early:
+    // top it up until the drawn latency has really passed (to within a quarter millisecond).
+    const deadline = startedAt + delayMs;
+    for (let left = delayMs; left > 0.25; left = deadline - epochNow()) await sleep(left);
     const appliedMs = epochNow() - startedAt;
     const headers = { ...req.headers, host: target.host };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, async (answer) => {
@@ -84,7 +102,7 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
       const endedAt = epochNow();
       const status = answer.statusCode ?? 502;
       if (status >= 400) counters.errors++;
-      if (recording) records.push({ seq: mySeq, operation, startedAt, endedAt, delayMs, appliedMs, status, ...describe(operation, body, payload) });
+      if (recording) records.push({ seq: mySeq, operation, startedAt, endedAt, delayMs, appliedMs, tail, status, ...describe(operation, body, payload) });
     });
     upstream.on('error', (error) => {
       counters.errors++;
@@ -102,10 +120,15 @@ export async function startLatencyProxy(options: { target: string; delay: () => 
   return {
     endpoint: `http://127.0.0.1:${port}`,
     records: () => records,
-    drain() {
+    drain(next) {
       const out = records;
       records = [];
+      if (next !== undefined) perOperation = next === null ? undefined : latencySampler(options.latency, next);
       return out;
+    },
+    operation(key) {
+      records = [];
+      perOperation = key === undefined ? undefined : latencySampler(options.latency, key);
     },
     reset(record) {
       records = [];

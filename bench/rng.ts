@@ -61,13 +61,13 @@ export interface LatencyModel {
  * the body at about 2× the median) plus, with probability `tail`, an extra 20–50 ms (a slow
  * storage node, a retry inside the service, a GC pause on the far side). Deterministic per seed.
  */
-export function latencySampler(model: LatencyModel): () => number {
-  const random = seededRandom(`latency:${model.seed}`);
+export function latencySampler(model: LatencyModel, stream = ''): () => { ms: number; tail: boolean } {
+  const random = seededRandom(`latency:${model.seed}:${stream}`);
   return () => {
     const body = model.medianMs * Math.exp(model.sigma * normal(random));
-    const inTail = random() < model.tail;
-    const extra = inTail ? model.tailMinMs + random() * (model.tailMaxMs - model.tailMinMs) : 0;
-    return body + extra;
+    const tail = random() < model.tail;
+    const extra = tail ? model.tailMinMs + random() * (model.tailMaxMs - model.tailMinMs) : 0;
+    return { ms: body + extra, tail };
   };
 }
 

@@ -8,10 +8,10 @@
  * capacity, sequential p50/p99 and throughput under autocannon. Writes bench/results.json and
  * bench/RESULTS.md and prints the Markdown. See bench/README.md for flags.
  */
-import { writeFileSync, mkdirSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { cpus, totalmem, platform, release } from 'node:os';
+import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, platform, release } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
@@ -20,10 +20,10 @@ import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, expectedCustomerScreen, GROWTH_SIZES, multiTableWrites, singleTableWrites, STATUSES, writeAll, type DataSet } from './data';
 import { createMultiTables } from './multi-table/tables';
 import { post, round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
-import { renderMarkdown, type DesignName, type Results, type ScenarioResult } from './report';
+import { renderMarkdown, scenarioRatios, type DesignName, type Results, type ScenarioResult } from './report';
 import { seededRandom } from './rng';
 import type { RawQueryShape } from './raw';
-import { summariseProfile } from './profile';
+import { formatSummary, summariseProfile, type CpuProfile } from './profile';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TABLE_NAME = 'app';
@@ -131,11 +131,12 @@ async function verify(scenario: Scenario, urls: Record<DesignName, string>): Pro
 
 async function main() {
   const config = readBenchConfig();
+  // The SDK's notice that its 2027 releases need Node 22 is noise here (children inherit this).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const loadBefore = loadavg();
   const startedAt = Date.now();
   const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s] ${message}`);
   const profileDir = join(here, 'profiles');
-  // One directory per server process: tsx's module-hooks worker thread writes a profile too.
-  const serverExecArgv = (role: string) => (config.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${role}-${process.pid}`)] : []);
   if (config.cpuProf) mkdirSync(profileDir, { recursive: true });
 
   const children: ChildHandle[] = [];
@@ -172,10 +173,10 @@ async function main() {
 
     // ---- servers ------------------------------------------------------------------------------
     const childConfig = (extra: Record<string, unknown> = {}) => ({ BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: proxy.endpoint, tableName: TABLE_NAME, ...extra }) });
-    const single = await spawn('single', { env: childConfig(), execArgv: serverExecArgv('single') });
-    const multi = await spawn('multi', { env: childConfig(), execArgv: serverExecArgv('multi') });
+    const single = await spawn('single', { env: childConfig() });
+    const multi = await spawn('multi', { env: childConfig() });
     const probe = await probeProductQuery(single.endpoint, (data.ordinary[0] as DataSet['ordinary'][number]).customer.id);
-    const raw = await spawn('raw', { env: childConfig({ rawQuery: probe.shape, ordersShown: ORDERS_SHOWN }), execArgv: serverExecArgv('raw') });
+    const raw = await spawn('raw', { env: childConfig({ rawQuery: probe.shape, ordersShown: ORDERS_SHOWN }) });
     const servers: Record<DesignName, ChildHandle> = { singleTable: single, multiTable: multi, raw };
     const urls: Record<DesignName, string> = { singleTable: single.endpoint, multiTable: multi.endpoint, raw: raw.endpoint };
     log(`servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`);
@@ -184,6 +185,7 @@ async function main() {
     const selected = scenarios(data, config);
     for (const scenario of selected) {
       for (const design of scenario.designs) await runLoad(urls[design], scenario.bodies, { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0 }, servers[design], processes);
+      // (the per-scenario sequential warm-up below finishes the job)
     }
     log('warmed up every server on every scenario');
 
@@ -193,19 +195,31 @@ async function main() {
       const check = await verify(scenario, urls);
       if (!check.verified) for (const problem of check.problems) console.warn(`  ! ${scenario.id}: ${problem}`);
       const designs: ScenarioResult['designs'] = {};
-      const sequential = new Map<DesignName, SequentialResult>();
+      const sequential = await runSequential(scenario.designs.map((design) => ({ key: design, url: urls[design] })), scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id }, processes);
       for (const design of scenario.designs) {
-        const s = await runSequential(urls[design], scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps }, processes);
-        sequential.set(design, s);
-        log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (injected p50 ${s.injectedP50Ms} ms)`);
+        const s = sequential.get(design) as SequentialResult;
+        log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`);
       }
       // Throughput: the designs take turns, round after round, so a burst of outside load hits them alike.
       const rounds = new Map<DesignName, LoadResult[]>(scenario.designs.map((d) => [d, []]));
       for (let round = 0; round < config.rounds; round++) {
         for (const design of scenario.designs) {
-          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: round === 0 ? config.warmupSec : 0 }, servers[design], processes);
+          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0 }, servers[design], processes);
           rounds.get(design)?.push(load);
           log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, other processes ${load.otherCpuPct ?? '?'}% CPU`);
+        }
+      }
+      // --cpu-prof: one more run per design with the server's CPU profiled (kept out of the numbers).
+      const profiles: ScenarioResult['profiles'] = {};
+      if (config.cpuProf) {
+        for (const design of scenario.designs) {
+          const path = join(profileDir, `${scenario.id}.${design}.cpuprofile`);
+          await servers[design].call('profile-start');
+          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0 }, servers[design], processes);
+          await servers[design].call('profile-stop', path);
+          const summary = summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, load.completed);
+          profiles[design] = { file: relative(join(here, '..'), path), operations: load.completed, busyMsPerOp: round(summary.busyMs / load.completed, 3), areas: summary.areas.slice(0, 12).map((a) => ({ name: a.name, msPerOp: round(a.ms / load.completed, 3) })), functions: summary.functions.slice(0, 20).map((f) => ({ name: f.name, msPerOp: round(f.ms / load.completed, 4) })) };
+          console.log(`\nCPU profile of the ${design} server, ${scenario.name} (${load.rps} req/s while profiled), ${relative(join(here, '..'), path)}:\n${formatSummary(summary, 20)}\n`);
         }
       }
       for (const design of scenario.designs) {
@@ -213,7 +227,7 @@ async function main() {
         const best = [...runs].sort((a, b) => b.rps - a.rps)[0] as LoadResult;
         designs[design] = summarise(sequential.get(design) as SequentialResult, best, runs);
       }
-      results.push({ id: scenario.id, name: scenario.name, query: scenario.query, verified: check.verified, problems: check.problems, designs });
+      results.push({ id: scenario.id, name: scenario.name, query: scenario.query, verified: check.verified, problems: check.problems, designs, ratios: scenarioRatios(designs), ...(config.cpuProf ? { profiles } : {}) });
     }
 
     // ---- growth -------------------------------------------------------------------------------
@@ -225,10 +239,8 @@ async function main() {
         if (!customer) continue;
         const bodies = [body(QUERIES.customer, { id: customer.customer.id })];
         const row: Results['growth'][number] = { orders: size };
-        for (const design of ['singleTable', 'multiTable'] as const) {
-          const s = await runSequential(urls[design], bodies, { ops: config.growthOps, warmupOps: 10 }, processes);
-          row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
-        }
+        const measured = await runSequential((['singleTable', 'multiTable'] as const).map((design) => ({ key: design, url: urls[design] })), bodies, { ops: config.growthOps, warmupOps: 10, label: `growth-${size}` }, processes);
+        for (const [design, s] of measured) row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
         growth.push(row);
         log(`growth ${String(size).padStart(6)} orders: single-table items ${row.singleTable?.itemsRead} p50 ${row.singleTable?.p50Ms} ms | multi-table items ${row.multiTable?.itemsRead} p50 ${row.multiTable?.p50Ms} ms`);
       }
@@ -255,6 +267,7 @@ async function main() {
         productExplain: probe.explain,
         machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version, memoryGiB: round(totalmem() / 2 ** 30, 1), os: `${platform()} ${release()}` },
         date: new Date().toISOString(),
+        loadAverage: { before: loadBefore.map((n) => round(n, 2)), after: loadavg().map((n) => round(n, 2)) },
         durationSec: round((Date.now() - startedAt) / 1000, 1),
       },
       scenarios: results,
@@ -266,14 +279,6 @@ async function main() {
       writeFileSync(join(here, 'results.json'), `${JSON.stringify(output, null, 2)}\n`);
       writeFileSync(join(here, 'RESULTS.md'), markdown);
       log('wrote bench/results.json and bench/RESULTS.md');
-    }
-    if (config.cpuProf && existsSync(profileDir)) {
-      for (const dir of readdirSync(profileDir).filter((d) => d.endsWith(`-${process.pid}`))) {
-        // The main thread's profile is the largest one of the process.
-        const files = readdirSync(join(profileDir, dir)).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(profileDir, dir, f));
-        const main = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
-        if (main) console.log(`\nCPU profile ${main.slice(main.indexOf('bench/'))}:\n${summariseProfile(main, 30)}`);
-      }
     }
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   } finally {

@@ -20,7 +20,7 @@
  */
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type DocumentNode } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { FIRST_DEFAULT, MAX_ADDRESSES, MAX_LINES } from './model';
 
@@ -56,19 +56,31 @@ export const itemsEstimator: ComplexityEstimator = ({ field, args, childComplexi
   return 1 + (LIST_BOUNDS[field.name] ?? 1) * childComplexity;
 };
 
-/** Refuses an operation whose estimated cost passes `LIMITS.maxCost`, before it executes. */
+/**
+ * Refuses an operation whose estimated cost passes `LIMITS.maxCost`, before it executes. The cost
+ * of a document depends on its variables only, so it is remembered per parsed document (Apollo
+ * reuses the parsed document of a repeated query) and variables.
+ */
 export function operationCost(): ApolloServerPlugin {
+  const known = new WeakMap<DocumentNode, Map<string, number>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          const cost = getComplexity({
-            schema,
-            query: document,
-            variables: request.variables ?? {},
-            ...(request.operationName ? { operationName: request.operationName } : {}),
-            estimators: [itemsEstimator],
-          });
+          const key = `${request.operationName ?? ''}|${JSON.stringify(request.variables ?? {})}`;
+          let costs = known.get(document);
+          if (!costs) known.set(document, (costs = new Map()));
+          let cost = costs.get(key);
+          if (cost === undefined) {
+            cost = getComplexity({
+              schema,
+              query: document,
+              variables: request.variables ?? {},
+              ...(request.operationName ? { operationName: request.operationName } : {}),
+              estimators: [itemsEstimator],
+            });
+            if (costs.size < 100) costs.set(key, cost);
+          }
           if (cost > LIMITS.maxCost) {
             throw new GraphQLError(`Operation cost ${cost} exceeds the limit of ${LIMITS.maxCost} (items it may read; lower \`first\` or split the operation)`, {
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', cost, maxCost: LIMITS.maxCost, http: { status: 400 } },

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from './schema';
@@ -55,6 +55,8 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
     formatError: formatDomainError,
     plugins: [
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
+      ApolloServerPluginCacheControlDisabled(),
       ...protection.plugins,
       operationCost(),
       logOperations(options.logger),

@@ -18,7 +18,7 @@
 import type { Item, Key, Table } from '../dynamo/table';
 import { addressFromItem, ADDRESS_PREFIX, MAX_ADDRESSES, type AddressRecord } from './address';
 import { customerFromItem, customerKeys, PROFILE_SK, type CustomerRecord } from './customer';
-import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
+import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
 import { badInput } from './errors';
 import { declarePatterns } from './declare';
 import { isSummarySk, ORDER_PREFIX, orderFromItem, orderKeys, type OrderRecord } from './order';
@@ -247,11 +247,8 @@ export function absorb(state: CollectionState, query: PlannedQuery, items: reado
 export function pageOf(customerId: string, state: CollectionState, window: OrderWindow): OrderPage {
   const run = state.runs.get(runKey(window)) ?? { orders: [], complete: true };
   const orders = run.orders.slice(0, window.first);
-  return {
-    orders,
-    cursors: orders.map((order) => encodeCursor(cursorScope(customerId, window.month), orderKeys.summary(order))),
-    hasNextPage: run.orders.length > window.first,
-  };
+  const scope = cursorScope(customerId, window.month);
+  return orderPage(orders, run.orders.length > window.first, () => orders.map((order) => encodeCursor(scope, orderKeys.summary(order))));
 }
 
 /** The profile key of a customer, for the batched `customerProfiles` read. */

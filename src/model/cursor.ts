@@ -48,6 +48,19 @@ export function checkFirst(value: number | null | undefined, field = 'first'): n
 /** A page of orders, newest first, with a cursor per order. */
 export interface OrderPage {
   orders: import('./order').OrderRecord[];
-  cursors: string[];
+  /** One cursor per order; computed on first use, since most selections ask for none. */
+  readonly cursors: string[];
   hasNextPage: boolean;
+}
+
+/** A page whose cursors are made only if a resolver reads them (`edges`, `pageInfo`). */
+export function orderPage(orders: import('./order').OrderRecord[], hasNextPage: boolean, makeCursors: () => string[]): OrderPage {
+  let cursors: string[] | undefined;
+  return {
+    orders,
+    hasNextPage,
+    get cursors() {
+      return (cursors ??= makeCursors());
+    },
+  };
 }

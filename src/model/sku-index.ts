@@ -22,7 +22,7 @@
  */
 import type { Item, Table } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
-import { checkFirst, decodeCursor, encodeCursor, type OrderPage } from './cursor';
+import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
 import { declarePatterns } from './declare';
 import { checkKeyPart, SEP } from './keys';
 import { isStatusSk, orderFromItem, orderKeys, SKU_MAX, skuKeys, type OrderRecord } from './order';
@@ -69,11 +69,7 @@ export async function ordersBySku(table: Table, sku: string, args: { first?: num
   const positions = await orderPositions(table, checked, after, first + 1);
   const taken = positions.slice(0, first);
   const orders = await readHeaders(table, taken.map(orderIdOf));
-  return {
-    orders,
-    cursors: taken.map((position) => encodeCursor(scope, { before: position })),
-    hasNextPage: positions.length > first,
-  };
+  return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
 }
 
 /** The most lines one continuation Query asks for. */

@@ -9,14 +9,15 @@
  * index partition (1,000 WCU/s at most). Summaries spread over `STATUS_SHARDS` keys instead,
  * `STATUS#<status>#<n>` with n = hash(orderId) mod shards, so one order always stays in its shard.
  *
- * A page queries every shard in one wave (first + 1 items each, newest first), merges them newest
- * first and takes `first`. Its cursor carries each shard's position: the last item taken from
- * that shard, or where it started, or that it is exhausted. So a page costs `shards` Queries
+ * A page queries every shard in one wave (its share of the page plus a margin, newest first),
+ * merges them newest first and takes `first`; a shard that may hold more of the page is read
+ * further in another wave (rare). Its cursor carries each shard's position: the last item taken
+ * from that shard, or where it started, or that it is exhausted. So a page costs `shards` Queries
  * (fewer once shards run dry), and paging visits every order exactly once.
  */
 import type { Item, Table } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
-import { checkFirst, decodeCursor, encodeCursor, type CursorKey, type OrderPage } from './cursor';
+import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage } from './cursor';
 import { customerKeys } from './customer';
 import { badInput } from './errors';
 import { isId, SEP } from './keys';
@@ -61,52 +62,83 @@ export const statusIndexPatterns = declarePatterns(
 type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };
 
 /**
- * ordersByStatus: one Query per live shard, one wave, merged newest first. `hasNextPage` is exact:
- * each shard is read to `first` + 1 items or to its end.
+ * Items read from each shard in the first wave: its share of a page plus a margin. Orders spread
+ * evenly over shards, so one wave almost always fills the page; reading `first + 1` from every
+ * shard would read (and parse) `shards` times what the page needs.
+ */
+const SHARD_MARGIN = 8;
+
+/** What has been read of one shard in this call. */
+interface ShardRead {
+  items: Item[];
+  /** Where reading continues (LastEvaluatedKey, or the cursor's position before the first read). */
+  next: Record<string, unknown> | undefined;
+  exhausted: boolean;
+}
+
+/**
+ * ordersByStatus: one Query per live shard in one wave, merged newest first. A shard whose
+ * oldest item read is still newer than the page's last item may hold more of the page: only then
+ * is it read further (another wave, rare). `hasNextPage` is exact.
  */
 export async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
   const checked = checkStatus(status);
   const first = checkFirst(args.first);
   const scope = `status:${checked}:${STATUS_SHARDS}`;
   const positions = args.after == null ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' })) : decodePositions(args.after, scope, checked);
+  const reads: ShardRead[] = positions.map((position) => ({
+    items: [],
+    next: position.kind === 'after' ? position.key : undefined,
+    exhausted: position.kind === 'done',
+  }));
 
-  const shards = await Promise.all(positions.map((position, shard) =>
-    position.kind === 'done' ? Promise.resolve({ items: [], exhausted: true }) : readShard(table, statusKeys.gsi1pk(checked, shard), position, first + 1)));
-  const merged = shards
-    .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
-    .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
+  const wanted = first + 1;
+  const perShard = Math.min(wanted, Math.ceil(wanted / STATUS_SHARDS) + SHARD_MARGIN);
+  let merged: Array<{ item: Item; shard: number }> = [];
+  let pending = reads.map((_, shard) => shard).filter((shard) => !reads[shard]!.exhausted);
+  while (pending.length > 0) {
+    await Promise.all(pending.map((shard) => readShard(table, statusKeys.gsi1pk(checked, shard), reads[shard]!, perShard)));
+    merged = reads
+      .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
+      .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
+    const cut = merged.length >= wanted ? String(merged[wanted - 1]!.item.GSI1SK) : undefined;
+    pending = pending.filter((shard) => {
+      const read = reads[shard]!;
+      return !read.exhausted && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
+    });
+  }
 
   const taken = merged.slice(0, first);
-  const current = [...positions];
-  const cursors: string[] = [];
-  const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
-  for (const { item, shard } of taken) {
-    takenPerShard[shard]! += 1;
-    const all = shards[shard]!;
-    const consumedAll = takenPerShard[shard] === all.items.length && all.exhausted;
-    current[shard] = consumedAll ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
-    cursors.push(encodeCursor(scope, encodePositions(current)));
-  }
-  return { orders: taken.map(({ item }) => orderFromItem(item)), cursors, hasNextPage: merged.length > first };
+  return orderPage(taken.map(({ item }) => orderFromItem(item)), merged.length > first, () => {
+    const current = [...positions];
+    const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
+    return taken.map(({ item, shard }) => {
+      takenPerShard[shard]! += 1;
+      const read = reads[shard]!;
+      current[shard] = takenPerShard[shard] === read.items.length && read.exhausted ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
+      return encodeCursor(scope, encodePositions(current));
+    });
+  });
 }
 
-/** Up to `limit` items of one shard after `position`, following LastEvaluatedKey past 1 MB pages. */
-async function readShard(table: Table, gsi1pk: string, position: Position, limit: number): Promise<{ items: Item[]; exhausted: boolean }> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined = position.kind === 'after' ? position.key : undefined;
+/** Reads up to `limit` more items of one shard into `read`, following LastEvaluatedKey past 1 MB pages. */
+async function readShard(table: Table, gsi1pk: string, read: ShardRead, limit: number): Promise<void> {
+  let got = 0;
   do {
     const page = await table.query({
       IndexName: GSI1,
       KeyConditionExpression: 'GSI1PK = :pk',
       ExpressionAttributeValues: { ':pk': gsi1pk },
       ScanIndexForward: false,
-      Limit: limit - items.length,
-      ExclusiveStartKey: start,
+      Limit: limit - got,
+      ExclusiveStartKey: read.next,
     });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start && items.length < limit);
-  return { items, exhausted: start === undefined };
+    const items = page.Items ?? [];
+    read.items.push(...items);
+    got += items.length;
+    read.next = page.LastEvaluatedKey;
+    read.exhausted = page.LastEvaluatedKey === undefined;
+  } while (!read.exhausted && got < limit);
 }
 
 function indexKeyOf(item: Item): Record<string, string> {

@@ -51,9 +51,10 @@ export const customerMutations: MutationResolvers = {
 
 export const Customer: CustomerResolvers = {
   id: (customer) => customer.id,
-  name: async (customer, _args, ctx) => (await profileOf(customer, ctx)).name,
-  email: async (customer, _args, ctx) => (await profileOf(customer, ctx)).email,
-  createdAt: async (customer, _args, ctx) => (await profileOf(customer, ctx)).createdAt,
+  // Synchronous when the profile is at hand (the common case): no promise per field.
+  name: (customer, _args, ctx) => customer.profile?.name ?? profileOf(customer, ctx).then((profile) => profile.name),
+  email: (customer, _args, ctx) => customer.profile?.email ?? profileOf(customer, ctx).then((profile) => profile.email),
+  createdAt: (customer, _args, ctx) => customer.profile?.createdAt ?? profileOf(customer, ctx).then((profile) => profile.createdAt),
 
   async addresses(customer, _args, ctx) {
     const view = await ctx.loaders.customers.load({ customerId: customer.id, need: { profile: false, addresses: true, windows: [] } });
