@@ -21,6 +21,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { Meter, type RequestDetail, type RequestOutcome } from './meter';
+import { backoffMs, sleep } from './backoff';
 
 export type Item = Record<string, unknown>;
 export type Key = { PK: string; SK: string };
@@ -198,13 +199,4 @@ function chunk<T>(list: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
-}
-
-function backoffMs(round: number): number {
-  const base = Math.min(1000, 25 * 2 ** (round - 1));
-  return base / 2 + Math.random() * (base / 2);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

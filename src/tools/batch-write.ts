@@ -14,6 +14,7 @@
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Item } from '../dynamo/table';
+import { backoffMs as defaultBackoffMs, sleep } from '../dynamo/backoff';
 
 /** BatchWriteItem accepts at most this many requests a call. */
 export const BATCH_WRITE_LIMIT = 25;
@@ -106,13 +107,4 @@ export async function batchWrite(
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   return totals;
-}
-
-function defaultBackoffMs(round: number): number {
-  const base = Math.min(1000, 25 * 2 ** (round - 1));
-  return base / 2 + Math.random() * (base / 2);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
