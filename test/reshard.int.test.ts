@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMigration } from '../src/migrations';
+import { migration as m0002 } from '../src/migrations/0002-status-index-shards';
+import { newId, profileToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
+import { dataOf } from './support/graphql';
+import { startStack, type Stack } from './support/stack';
+
+/**
+ * Migration 0002 moves order summaries onto the status index's shard keys: summaries written
+ * before the index was sharded (`STATUS#<status>`) or under another `STATUS_SHARDS` are invisible
+ * to `ordersByStatus` until it runs.
+ */
+let stack: Stack;
+const customer = { id: newId(), name: 'Early', email: 'early@example.com', createdAt: '2025-01-01T00:00:00.000Z' };
+const orders: OrderRecord[] = Array.from({ length: 12 }, (_, i) => ({
+  id: newId(),
+  customerId: customer.id,
+  placedAt: new Date(Date.UTC(2025, 2, 1) - i * 86_400_000).toISOString(),
+  status: i % 3 === 0 ? 'SHIPPED' : 'PAID',
+  totalCents: 1000 + i,
+  lineCount: 1,
+}));
+const unsharded = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `STATUS#${order.status}` });
+const wrongShard = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `STATUS#${order.status}#99` });
+
+const PAGE = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id status totalCents customer { name } } } }`;
+const expected = (status: string) => orders.filter((o) => o.status === status).map((o) => ({ id: o.id, status, totalCents: o.totalCents, customer: { name: 'Early' } }));
+
+beforeAll(async () => {
+  stack = await startStack();
+  // Half as the unsharded layout wrote them, half on a shard that no longer exists.
+  await stack.load([profileToItem(customer), ...orders.map((order, i) => (i % 2 === 0 ? unsharded(order) : wrongShard(order)))]);
+});
+afterAll(async () => { await stack?.close(); });
+
+describe('migration 0002: the status index shard keys', () => {
+  it('makes summaries written unsharded or on another shard count reachable, and changes nothing else', async () => {
+    expect(dataOf(await stack.gql(PAGE, { status: 'PAID' })).ordersByStatus.nodes).toEqual([]);
+    const before = await stack.items();
+
+    const report = await runMigration(stack.table, m0002);
+    expect(report.outcome).toBe('applied');
+    expect(report.run).toMatchObject({ selected: orders.length, updated: orders.length, unresolved: 0 });
+
+    expect(dataOf(await stack.gql(PAGE, { status: 'PAID' })).ordersByStatus.nodes).toEqual(expected('PAID'));
+    expect(dataOf(await stack.gql(PAGE, { status: 'SHIPPED' })).ordersByStatus.nodes).toEqual(expected('SHIPPED'));
+    const after = new Map((await stack.items()).map((item) => [`${item.PK}|${item.SK}`, item]));
+    for (const item of before) {
+      const now = after.get(`${item.PK}|${item.SK}`)!;
+      if (String(item.SK).startsWith('ORDER#')) {
+        const order = orders.find((o) => o.id === item.id)!;
+        expect(now).toEqual({ ...item, GSI1PK: statusKeys.ofOrder(order).GSI1PK });
+      } else {
+        expect(now).toEqual(item);
+      }
+    }
+  });
+
+  it('selects nothing on a second, forced run', async () => {
+    const report = await runMigration(stack.table, m0002, { force: true });
+    expect(report.run).toMatchObject({ selected: 0, updated: 0 });
+  });
+
+  it('leaves a summary alone when its status moved after the scan', () => {
+    const order = orders[1]!;
+    const decision = m0002.rewrite(wrongShard(order), undefined);
+    expect(decision).toEqual({
+      rewrite: {
+        key: { PK: `CUSTOMER#${customer.id}`, SK: `ORDER#${order.placedAt}#${order.id}` },
+        set: { GSI1PK: statusKeys.ofOrder(order).GSI1PK },
+        condition: { expression: '#status = :status AND GSI1PK = :was', names: { '#status': 'status' }, values: { ':status': order.status, ':was': `STATUS#${order.status}#99` } },
+      },
+    });
+  });
+});
