@@ -159,7 +159,9 @@ describe('Table doctor', () => {
     expect(issue(report, 'HOT_INDEX_KEY')).toMatchObject({ level: 'warning', count: 1, examples: [{ entity: null, GSI1PK: 'STATUS#PAID', detail: '1200 of 1200 index items (100.0%)' }] });
     expect(issue(report, 'DOMINANT_COLLECTION')).toMatchObject({ level: 'warning', examples: [{ PK: `CUSTOMER#${CUSTOMER_ID}` }] });
     expect(report.largestIndexKeys[0]).toMatchObject({ GSI1PK: 'STATUS#PAID', items: 1200, share: 1, keyWritesPerSecondAtLimit: 1000, indexWritesPerSecondAtLimit: 1000 });
-    expect(report.summary).toEqual({ errors: 0, warnings: 2, exitCode: 0 });
+    // An unsharded status key is also the wrong key for today's layout: an error, until migration 0002.
+    expect(issue(report, 'STALE_GSI1_KEYS')).toMatchObject({ level: 'error', count: 1200 });
+    expect(report.summary).toEqual({ errors: 1200, warnings: 2, exitCode: 1 });
   });
 
   it('reports a local secondary index as an error, and a table without GSI1', async () => {

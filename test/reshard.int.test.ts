@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigration } from '../src/migrations';
 import { migration as m0002 } from '../src/migrations/0002-status-index-shards';
 import { newId, profileToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
+import { doctor } from '../src/tools/doctor';
 import { dataOf } from './support/graphql';
 import { startStack, type Stack } from './support/stack';
 
@@ -36,6 +37,10 @@ afterAll(async () => { await stack?.close(); });
 describe('migration 0002: the status index shard keys', () => {
   it('makes summaries written unsharded or on another shard count reachable, and changes nothing else', async () => {
     expect(dataOf(await stack.gql(PAGE, { status: 'PAID' })).ordersByStatus.nodes).toEqual([]);
+    // The doctor sees every misplaced summary, and would fail a deploy on it.
+    const sick = await doctor(stack, { segments: 2 });
+    expect(sick.issues.map((issue) => [issue.code, issue.count])).toEqual([['STALE_GSI1_KEYS', orders.length]]);
+    expect(sick.summary.exitCode).toBe(1);
     const before = await stack.items();
 
     const report = await runMigration(stack.table, m0002);
@@ -44,6 +49,7 @@ describe('migration 0002: the status index shard keys', () => {
 
     expect(dataOf(await stack.gql(PAGE, { status: 'PAID' })).ordersByStatus.nodes).toEqual(expected('PAID'));
     expect(dataOf(await stack.gql(PAGE, { status: 'SHIPPED' })).ordersByStatus.nodes).toEqual(expected('SHIPPED'));
+    expect((await doctor(stack, { segments: 2 })).issues).toEqual([]);
     const after = new Map((await stack.items()).map((item) => [`${item.PK}|${item.SK}`, item]));
     for (const item of before) {
       const now = after.get(`${item.PK}|${item.SK}`)!;

@@ -49,6 +49,9 @@ export const customerEntity = declareEntity({
   keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email lower-case>', GSI1SK: 'CUSTOMER#<customerId>' },
   matches: (item) => pkOf(item).startsWith(CUSTOMER_PREFIX) && skOf(item) === PROFILE_SK,
   requiresGsi1: true,
+  gsi1Of: (item) => (typeof item.email === 'string' && typeof item.id === 'string'
+    ? { GSI1PK: customerKeys.gsi1pk(item.email), GSI1SK: customerKeys.gsi1sk(item.id) }
+    : undefined),
   expires: false,
 });
 

@@ -15,6 +15,11 @@ export interface EntityDeclaration {
   matches(item: Item): boolean;
   /** Whether items of this entity must carry GSI1 keys. */
   requiresGsi1: boolean;
+  /**
+   * The GSI1 keys an item of this entity must carry, computed from its own attributes; undefined
+   * when they cannot be (a malformed item). Absent when the keys depend on other items.
+   */
+  gsi1Of?(item: Item): { GSI1PK: string; GSI1SK: string } | undefined;
   /** Whether items of this entity may carry the TTL attribute (only idempotency records). */
   expires: boolean;
   /** The GraphQL type it surfaces as, if any. */

@@ -110,6 +110,11 @@ export const orderSummaryEntity = declareEntity({
   keys: { PK: 'CUSTOMER#<customerId>', SK: 'ORDER#<placedAt ISO>#<orderId>', GSI1PK: 'STATUS#<status>#<shard>', GSI1SK: '<placedAt ISO>#<orderId>' },
   matches: (item) => pkOf(item).startsWith(customerKeys.pk('')) && skOf(item).startsWith(ORDER_PREFIX),
   requiresGsi1: true,
+  gsi1Of: (item) => {
+    const { id, status, placedAt } = item;
+    if (typeof id !== 'string' || typeof placedAt !== 'string' || !(ORDER_STATUSES as readonly unknown[]).includes(status)) return undefined;
+    return statusKeys.ofOrder({ id, status: status as OrderStatus, placedAt });
+  },
   expires: false,
 });
 

@@ -9,6 +9,8 @@
  * - UNKNOWN_ENTITY: an item whose keys no declared entity claims;
  * - TTL_ON_NON_EXPIRING: the TTL attribute on an entity that must never expire (DynamoDB would
  *   silently delete it one day);
+ * - STALE_GSI1_KEYS: GSI1 keys that differ from what the item's own attributes call for
+ *   (`gsi1Of`), e.g. a status key of an old shard count: the item sits under the wrong index key;
  * - MISSING_GSI1_KEYS: an entity that needs GSI1 keys (`requiresGsi1`) without both of them, so it
  *   is invisible to its index access pattern;
  * - ITEM_OVER_LIMIT: an item above DynamoDB's 400 KB (only possible in data that did not come
@@ -67,6 +69,7 @@ export type IssueCode =
   | 'UNKNOWN_ENTITY'
   | 'TTL_ON_NON_EXPIRING'
   | 'MISSING_GSI1_KEYS'
+  | 'STALE_GSI1_KEYS'
   | 'ITEM_OVER_LIMIT'
   | 'ITEM_NEAR_LIMIT'
   | 'UNEXPECTED_GSI1_KEYS'
@@ -82,6 +85,7 @@ const LEVELS: Record<IssueCode, Level> = {
   UNKNOWN_ENTITY: 'error',
   TTL_ON_NON_EXPIRING: 'error',
   MISSING_GSI1_KEYS: 'error',
+  STALE_GSI1_KEYS: 'error',
   ITEM_OVER_LIMIT: 'error',
   LSI_PRESENT: 'error',
   GSI1_MISSING: 'error',
@@ -98,6 +102,7 @@ const MESSAGES: Record<IssueCode, string> = {
   UNKNOWN_ENTITY: 'items whose keys no declared entity claims',
   TTL_ON_NON_EXPIRING: `items carrying the TTL attribute ${TTL_ATTRIBUTE} on an entity that must never expire (DynamoDB would delete them)`,
   MISSING_GSI1_KEYS: 'items without the GSI1 keys their entity needs (invisible to its index access pattern)',
+  STALE_GSI1_KEYS: 'items whose GSI1 keys differ from those their own attributes call for (read under the wrong key: an old layout, e.g. another STATUS_SHARDS; migration 0002 rewrites status keys)',
   ITEM_OVER_LIMIT: `items larger than DynamoDB's ${MAX_ITEM_BYTES / 1024} KB item limit`,
   ITEM_NEAR_LIMIT: `items larger than ${WARN_ITEM_BYTES / 1024} KB, close to the ${MAX_ITEM_BYTES / 1024} KB limit`,
   UNEXPECTED_GSI1_KEYS: 'GSI1 keys on an entity that declares none (they widen the index copy)',
@@ -301,6 +306,10 @@ export class TableAnalyzer {
     if (entity.requiresGsi1 && !hasGsi1) {
       const missing = ['GSI1PK', 'GSI1SK'].filter((attribute) => typeof item[attribute] !== 'string' || item[attribute] === '');
       this.issue('MISSING_GSI1_KEYS', { entity: name, key, detail: `missing ${missing.join(' and ')}` });
+    }
+    const expected = hasGsi1 ? entity.gsi1Of?.(item) : undefined;
+    if (expected && (expected.GSI1PK !== item.GSI1PK || expected.GSI1SK !== item.GSI1SK)) {
+      this.issue('STALE_GSI1_KEYS', { entity: name, key, detail: `GSI1PK = ${JSON.stringify(item.GSI1PK)}, expected ${JSON.stringify(expected.GSI1PK)}` });
     }
     if (!entity.requiresGsi1 && !entity.keys.GSI1PK && (item.GSI1PK !== undefined || item.GSI1SK !== undefined)) {
       this.issue('UNEXPECTED_GSI1_KEYS', { entity: name, key, detail: `GSI1PK = ${JSON.stringify(item.GSI1PK)}` });
