@@ -56,6 +56,22 @@ describe('DynamoDB faults the server survives', () => {
     expect(created.wire.map((r) => r.errorType ?? 'ok')).toEqual(['ProvisionedThroughputExceededException', 'ok']);
   });
 
+  it('sends a transaction again when Amazon cancels it for a conflict with another one', async () => {
+    const customer = await customerWithOrders(0);
+    let conflicts = 0;
+    stack.engine.faults.inject('TransactWriteItems', (request) => {
+      if (conflicts++ > 0) return undefined;
+      const reasons = request.body.TransactItems.map((_: unknown, i: number) => (i === 1
+        ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }
+        : { Code: 'None' }));
+      return errorResponse('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r: { Code: string }) => r.Code).join(', ')}]`, { CancellationReasons: reasons });
+    });
+    const { response, wire } = await stack.measure(PLACE, { input: { customerId: customer.id, idempotencyKey: newId(), lines } });
+    expect(dataOf(response).placeOrder).toMatchObject({ totalCents: 1250, lines: [{ lineNo: 1 }, { lineNo: 2 }] });
+    expect(wire.map((r) => `${r.operation}:${r.errorType ?? 'ok'}`)).toEqual(['TransactWriteItems:TransactionCanceledException', 'TransactWriteItems:ok']);
+    expect(wire[1]!.body.TransactItems).toEqual(wire[0]!.body.TransactItems);
+  });
+
   it('finishes a BatchGetItem answered partly, retrying its UnprocessedKeys', async () => {
     const payers = [await customerWithOrders(2, 'PAID'), await customerWithOrders(2, 'PAID'), await customerWithOrders(2, 'PAID')];
     const query = '{ ordersByStatus(status: PAID, first: 6) { nodes { customer { id name } } } }';

@@ -16,7 +16,7 @@ import DataLoader from 'dataloader';
 import type { Table } from '../dynamo/table';
 import {
   absorb,
-  customerFromItem,
+  customerProfiles,
   emptyState,
   isProfileOnly,
   isSatisfied,
@@ -25,7 +25,6 @@ import {
   orderDetail,
   pageOf,
   planCollection,
-  profileKey,
   NEWEST_RUN,
   runPlannedQuery,
   type AddressRecord,
@@ -149,13 +148,9 @@ async function loadCollections(
   });
 }
 
-/** Profiles of several customers: one GetItem for one, BatchGetItem (100 keys a call) for more. */
+/** Records the profiles of customers (the `customerProfiles` pattern), and whether each exists. */
 async function loadProfiles(table: Table, stateOf: (customerId: string) => CollectionState, customerIds: readonly string[]): Promise<void> {
-  if (customerIds.length === 0) return;
-  const items = customerIds.length === 1
-    ? [await table.get({ Key: profileKey(customerIds[0] as string) })].filter((item) => item !== undefined)
-    : await table.batchGet(customerIds.map(profileKey));
-  const found = new Map(items.map((item) => [String(item.id), customerFromItem(item)]));
+  const found = await customerProfiles(table, customerIds);
   for (const customerId of customerIds) {
     const state = stateOf(customerId);
     const profile = found.get(customerId);

@@ -53,10 +53,6 @@ export function addressFromItem(item: Item) {
 }
 export type AddressRecord = ReturnType<typeof addressFromItem>;
 
-export function isAddressItem(item: Item): boolean {
-  return typeof item.SK === 'string' && item.SK.startsWith(ADDRESS_PREFIX);
-}
-
 // ---- validation ----------------------------------------------------------------------------
 
 export function checkLabel(value: string, field = 'label'): string {

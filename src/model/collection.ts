@@ -17,7 +17,7 @@
  */
 import type { Item, Key, Table } from '../dynamo/table';
 import { addressFromItem, ADDRESS_PREFIX, MAX_ADDRESSES, type AddressRecord } from './address';
-import { customerFromItem, customerKeys, PROFILE_SK, type CustomerRecord } from './customer';
+import { customerFromItem, customerKeys, customerProfile, PROFILE_SK, type CustomerRecord } from './customer';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
 import { badInput } from './errors';
 import { declarePatterns } from './declare';
@@ -251,7 +251,16 @@ export function pageOf(customerId: string, state: CollectionState, window: Order
   return orderPage(orders, run.orders.length > window.first, () => orders.map((order) => encodeCursor(scope, orderKeys.summary(order))));
 }
 
-/** The profile key of a customer, for the batched `customerProfiles` read. */
-export function profileKey(customerId: string): Key {
-  return customerKeys.profile(customerId);
+/**
+ * customerProfiles: the profiles of several customers, by id; a missing customer is absent from
+ * the map. One GetItem for one customer, else BatchGetItem (100 keys a call, UnprocessedKeys retried).
+ */
+export async function customerProfiles(table: Table, customerIds: readonly string[]): Promise<Map<string, CustomerRecord>> {
+  if (customerIds.length === 0) return new Map();
+  if (customerIds.length === 1) {
+    const profile = await customerProfile(table, customerIds[0] as string);
+    return new Map(profile ? [[profile.id, profile]] : []);
+  }
+  const items = await table.batchGet(customerIds.map(customerKeys.profile));
+  return new Map(items.map((item) => [String(item.id), customerFromItem(item)]));
 }

@@ -95,10 +95,6 @@ export interface CustomerRef {
   profile?: CustomerRecord | undefined;
 }
 
-export function isProfileItem(item: Item): boolean {
-  return item.SK === PROFILE_SK;
-}
-
 // ---- validation ----------------------------------------------------------------------------
 
 const EMAIL = /^[^\s@#]+@[^\s@#]+\.[^\s@#]+$/;

@@ -5,6 +5,7 @@
  * - the TTL attribute on any entity but the idempotency record is a bug (DynamoDB would silently
  *   delete that item one day): refused with an Error;
  * - an item whose keys no entity claims is a bug too.
+ * `writeTransaction` also retries a transaction cancelled by a conflict with another one.
  * For an Update the final item is not known before it is applied; its key and the values it sets
  * are checked, and DynamoDB enforces the rest.
  */
@@ -12,6 +13,8 @@ import type { Item, Table, TransactAction } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
 import { entityOf } from './declare';
 import { badInput } from './errors';
+import { cancellationReasons, isTransactionConflict } from './transactions';
+import { backoffMs, sleep } from '../dynamo/backoff';
 
 export const MAX_ITEM_BYTES = 400 * 1024;
 
@@ -87,9 +90,26 @@ export function guardActions(actions: readonly TransactAction[]): readonly Trans
   return actions;
 }
 
-/** One guarded TransactWriteItems. */
-export function writeTransaction(table: Table, actions: readonly TransactAction[]): Promise<void> {
-  return table.transactWrite(guardActions(actions));
+const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * One guarded TransactWriteItems. A cancellation for `TransactionConflict` (another transaction
+ * held one of the items; Amazon DynamoDB reports it, the SDK does not retry it) means nothing was
+ * written, so the same transaction is sent again after a backoff, its conditions evaluated anew;
+ * any other cancellation is the caller's to read.
+ */
+export async function writeTransaction(table: Table, actions: readonly TransactAction[]): Promise<void> {
+  const guarded = guardActions(actions);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await table.transactWrite(guarded);
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons || !isTransactionConflict(reasons) || attempt >= CONFLICT_ATTEMPTS) throw error;
+      await sleep(backoffMs(attempt));
+    }
+  }
 }
 
 /** One guarded UpdateItem. */

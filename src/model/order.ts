@@ -205,10 +205,6 @@ export function indexedLineToItem(order: Pick<OrderRecord, 'id' | 'placedAt'>, l
   return { ...lineToItem(order.id, line), ...skuKeys.ofLine(order, line) };
 }
 
-export function isSummaryItem(item: Item): boolean {
-  return typeof item.SK === 'string' && item.SK.startsWith(ORDER_PREFIX);
-}
-
 // ---- validation ----------------------------------------------------------------------------
 
 export function checkOrderId(value: string, field = 'id'): string {
