@@ -16,6 +16,7 @@
  * report states the RCU consumed).
  */
 import { parseArgs } from 'node:util';
+import { integerOption, parseOptions, runCli } from '../tools/cli';
 import { connect } from '../tools/connect';
 import { doctor, renderReport } from '../tools/doctor';
 
@@ -30,37 +31,23 @@ Exit status: 0 healthy (warnings allowed), 1 errors found, 2 the doctor could no
 Target: DYNAMODB_ENDPOINT, or Amazon DynamoDB with NODE_ENV=production, or the embedded engine
 on disk in DATA_DIR (default .data); TABLE_NAME (default app).`;
 
-class UsageError extends Error {}
-
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be an integer ≥ 1, got ${value}`);
-  return n;
-}
-
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        json: { type: 'boolean', default: false },
-        segments: { type: 'string' },
-        top: { type: 'string' },
-        examples: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseOptions(() => parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      segments: { type: 'string' },
+      top: { type: 'string' },
+      examples: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const segments = positive('segments', values.segments);
-  const top = positive('top', values.top);
-  const maxExamples = positive('examples', values.examples);
+  const segments = integerOption('segments', values.segments, { min: 1 });
+  const top = integerOption('top', values.top, { min: 1 });
+  const maxExamples = integerOption('examples', values.examples, { min: 1 });
 
   const connection = await connect();
   try {
@@ -77,10 +64,5 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(2);
-  },
-);
+// The doctor's own failure is 2: 1 means "the table has errors".
+runCli(USAGE, main, 2);

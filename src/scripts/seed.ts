@@ -10,6 +10,7 @@
  * the table was empty), plus what `table:create` needs when the table is missing.
  */
 import { parseArgs } from 'node:util';
+import { integerOption, parseOptions, runCli } from '../tools/cli';
 import { connect } from '../tools/connect';
 import { seed, type SeedResult } from '../tools/seed';
 import { DEFAULT_ADDRESSES, DEFAULT_SEED, DEFAULT_UNTIL } from '../tools/seed-data';
@@ -27,45 +28,27 @@ const USAGE = `usage: npm run seed -- --customers N --orders M [--seed S] [--add
 Target: DYNAMODB_ENDPOINT, or Amazon DynamoDB with NODE_ENV=production, or the embedded engine
 on disk in DATA_DIR (default .data); TABLE_NAME (default app).`;
 
-function integer(name: string, value: string | undefined, required: boolean): number | undefined {
-  if (value === undefined) {
-    if (required) throw new UsageError(`--${name} is required`);
-    return undefined;
-  }
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be an integer ≥ 0, got ${value}`);
-  return n;
-}
-
-class UsageError extends Error {}
-
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        customers: { type: 'string' },
-        orders: { type: 'string' },
-        seed: { type: 'string' },
-        addresses: { type: 'string' },
-        until: { type: 'string' },
-        concurrency: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseOptions(() => parseArgs({
+    options: {
+      customers: { type: 'string' },
+      orders: { type: 'string' },
+      seed: { type: 'string' },
+      addresses: { type: 'string' },
+      until: { type: 'string' },
+      concurrency: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const customers = integer('customers', values.customers, true)!;
-  const orders = integer('orders', values.orders, true)!;
-  const addresses = integer('addresses', values.addresses, false);
-  const concurrency = integer('concurrency', values.concurrency, false);
-  if (concurrency === 0) throw new UsageError('--concurrency must be ≥ 1');
+  const customers = integerOption('customers', values.customers, { required: true })!;
+  const orders = integerOption('orders', values.orders, { required: true })!;
+  const addresses = integerOption('addresses', values.addresses);
+  const concurrency = integerOption('concurrency', values.concurrency, { min: 1 });
 
   // Creates the table and its index where missing (as `table:create`: changes nothing that exists).
   const connection = await connect({ createTable: true });
@@ -98,10 +81,4 @@ function render(result: SeedResult): string {
   ].join('\n');
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(error instanceof UsageError || error instanceof RangeError ? 2 : 1);
-  },
-);
+runCli(USAGE, main, 1);
