@@ -14,6 +14,8 @@ import { startEngine } from '../src/engine/embedded';
 import { createDocumentClient } from '../src/dynamo/client';
 import { Table } from '../src/dynamo/table';
 import { startServer } from '../src/server';
+import { authenticatorFor } from '../src/auth';
+import { readConfig } from '../src/config';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
@@ -52,6 +54,8 @@ switch (role) {
     const doc = createDocumentClient({ endpoint: config.endpoint, region });
     const server = await startServer({
       table: new Table(config.tableName ?? 'app', doc),
+      // TODO(bench auth): clients must send a dev-issuer staff token.
+      authenticate: await authenticatorFor(readConfig({ DATA_DIR: process.env.BENCH_ISSUER_DIR }).auth),
       production: true,
       explainInProduction: true, // only the start-up probe sends x-explain: 1
       logger: pino({ level: 'silent' }),

@@ -14,35 +14,42 @@ import { randomUUID } from 'node:crypto';
 import { handlers, startServerAndCreateLambdaHandler } from '@as-integrations/aws-lambda';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context as LambdaContext } from 'aws-lambda';
 import { readConfig } from './config';
-import { createContext } from './context';
+import { requestContext } from './context';
+import { authenticatorFor, type Authenticate } from './auth';
 import { createDocumentClient } from './dynamo/client';
 import { Table } from './dynamo/table';
 import { createLogger } from './logger';
-import { createApollo, explainWanted } from './server';
+import { createApollo } from './server';
 
 type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
-let container: Invoke | undefined;
+let container: Promise<Invoke> | undefined;
 
 /** The Lambda handler (`lambda.handler` in template.yaml). */
 export async function handler(event: APIGatewayProxyEventV2, context: LambdaContext): Promise<APIGatewayProxyStructuredResultV2> {
-  container ??= createContainer();
-  return container(event, context);
+  container ??= createContainer().catch((error: unknown) => {
+    container = undefined; // a failed start (the JWKS unreachable, say) is tried again next time
+    throw error;
+  });
+  return (await container)(event, context);
 }
 
-function createContainer(): Invoke {
+async function createContainer(): Promise<Invoke> {
   const config = readConfig();
   const logger = createLogger();
   const doc = createDocumentClient({ endpoint: config.endpoint, region: config.region });
   const table = new Table(config.tableName, doc);
-  const apollo = createApollo({ table, production: config.production, explainInProduction: config.explainInProduction, logger });
+  const authenticate: Authenticate = await authenticatorFor(config.auth);
+  const apollo = createApollo({ table, authenticate, production: config.production, explainInProduction: config.explainInProduction, logger });
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
-    context: async ({ event, context }) => {
-      const explain = explainWanted(config, headerOf(event, 'x-explain'));
-      return createContext(table, { explain, requestId: requestIds.get(event) ?? requestIdOf(event, context) });
-    },
+    context: ({ event, context }) => requestContext(table, authenticate, config, {
+      authorization: headerOf(event, 'authorization'),
+      explainHeader: headerOf(event, 'x-explain'),
+      requestId: requestIds.get(event) ?? requestIdOf(event, context),
+      clientAddress: event.requestContext?.http?.sourceIp ?? 'unknown',
+    }),
   });
   logger.info({ table: config.tableName, endpoint: config.endpoint ?? 'Amazon DynamoDB', region: config.region }, 'lambda container ready');
   return async (event, context) => {

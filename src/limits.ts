@@ -91,3 +91,35 @@ export function operationCost(): ApolloServerPlugin {
     },
   };
 }
+
+/**
+ * Quotas per principal (per client address when anonymous): token buckets refilled continuously,
+ * one for reads (estimated items read, the cost above) and one for writes (items written). A
+ * bucket holds one minute's worth, so a client may spend a minute's quota in a burst, then waits.
+ */
+export interface QuotaSettings {
+  /** Read cost units (estimated items read) per minute. */
+  readsPerMinute: number;
+  /** Items written per minute. */
+  writesPerMinute: number;
+}
+
+/**
+ * Defaults: a customer screen is estimated at about 150 units, so 60,000 a minute is ~400 screens
+ * a minute for one person (no human needs more; a scraper needs far more). 1,000 items written a
+ * minute is ten full 96-line orders, or hundreds of ordinary ones.
+ */
+export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPerMinute: 1_000 };
+
+/** `QUOTA_READS_PER_MINUTE` / `QUOTA_WRITES_PER_MINUTE` override the defaults (config.ts passes the environment). */
+export function quotaOverrides(env: Record<string, string | undefined>): Partial<QuotaSettings> {
+  const out: Partial<QuotaSettings> = {};
+  for (const [name, key] of [['QUOTA_READS_PER_MINUTE', 'readsPerMinute'], ['QUOTA_WRITES_PER_MINUTE', 'writesPerMinute']] as const) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+    out[key] = n;
+  }
+  return out;
+}

@@ -12,6 +12,7 @@ import { startEngine, type EmbeddedEngine } from './engine/embedded';
 import { createLogger } from './logger';
 import { loadDemoData } from './scripts/demo-data';
 import { startServer } from './server';
+import { authenticatorFor } from './auth';
 
 const config = readConfig();
 const logger = createLogger();
@@ -26,7 +27,7 @@ if (!endpoint && !config.production) {
 
 const doc = createDocumentClient({ endpoint, region: config.region });
 const table = new Table(config.tableName, doc);
-if (engine || process.env.CREATE_TABLE === '1') {
+if (engine || config.createTable) {
   const ensured = await ensureTable(doc, config.tableName);
   if (ensured.created && engine) {
     const demo = await loadDemoData(table);
@@ -36,6 +37,7 @@ if (engine || process.env.CREATE_TABLE === '1') {
 
 const server = await startServer({
   table,
+  authenticate: await authenticatorFor(config.auth),
   production: config.production,
   explainInProduction: config.explainInProduction,
   introspectionInProduction: config.introspectionInProduction,

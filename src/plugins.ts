@@ -4,6 +4,8 @@
  * leaves; none of them changes what is executed.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { unauthenticated } from './context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import type { Context } from './context';
@@ -97,4 +99,38 @@ export function explainPlan(): ApolloServerPlugin<Context> {
       };
     },
   };
+}
+
+/**
+ * Anonymous callers get no data: an operation of theirs that selects any root field but the
+ * introspection ones (`__schema`, `__type`, `__typename`) is refused before it executes, with
+ * HTTP 401 and `UNAUTHENTICATED`. Introspection alone passes (it is off in production anyway).
+ */
+export function requireSignIn(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, operation, document }) {
+          if (contextValue.principal.kind !== 'anonymous' || !operation) return;
+          const fragments = new Map(document.definitions
+            .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+            .map((fragment) => [fragment.name.value, fragment]));
+          if (selectsData(operation.selectionSet, fragments, new Set())) {
+            throw unauthenticated('sign in first: send Authorization: Bearer <token>');
+          }
+        },
+      };
+    },
+  };
+}
+
+function selectsData(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): boolean {
+  return selectionSet.selections.some((selection) => {
+    if (selection.kind === Kind.FIELD) return !selection.name.value.startsWith('__');
+    if (selection.kind === Kind.INLINE_FRAGMENT) return selectsData(selection.selectionSet, fragments, seen);
+    const fragment = fragments.get(selection.name.value);
+    if (!fragment || seen.has(fragment.name.value)) return false;
+    seen.add(fragment.name.value);
+    return selectsData(fragment.selectionSet, fragments, seen);
+  });
 }

@@ -12,14 +12,17 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from './schema';
-import { createContext, type Context } from './context';
+import { requestContext, type Context } from './context';
+import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';
 import { isDomainError } from './model/errors';
 import { armor, LIMITS, operationCost } from './limits';
-import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors } from './plugins';
+import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors, requireSignIn } from './plugins';
 
 export interface ServerOptions {
   table: Table;
+  /** Turns a request's Authorization header into its principal (src/auth). */
+  authenticate: Authenticate;
   production: boolean;
   /** Honour `x-explain: 1` in production too. */
   explainInProduction?: boolean;
@@ -57,6 +60,7 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
+      requireSignIn(),
       ...protection.plugins,
       operationCost(),
       logOperations(options.logger),
@@ -64,14 +68,6 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
       explainPlan(),
     ],
   });
-}
-
-/**
- * Whether a response carries the plan (`extensions.dynamodb`): always in development; in
- * production only when enabled and asked for with `x-explain: 1`. Shared with lambda.ts.
- */
-export function explainWanted(options: Pick<ServerOptions, 'production' | 'explainInProduction'>, header: string | undefined): boolean {
-  return options.production ? header === '1' && options.explainInProduction === true : true;
 }
 
 /** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
@@ -156,7 +152,6 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const explain = explainWanted(options, headers.get('x-explain'));
   // A caller's request id is kept when it is a plain token, so logs can be joined across services.
   const given = headers.get('x-request-id');
   const requestId = given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
@@ -167,7 +162,12 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
       search: url.search,
       body: parseBody(body, headers.get('content-type')),
     },
-    context: async () => createContext(options.table, { explain, requestId }),
+    context: () => requestContext(options.table, options.authenticate, options, {
+      authorization: headers.get('authorization'),
+      explainHeader: headers.get('x-explain'),
+      requestId,
+      clientAddress: req.socket.remoteAddress ?? 'unknown',
+    }),
   });
   for (const [name, value] of response.headers) res.setHeader(name, value);
   res.setHeader('x-request-id', requestId);

@@ -12,6 +12,7 @@ import { newId, STATUS_SHARDS } from '../src/model';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';
 import { gqlAt, startServerProcess, type ServerProcess } from './support/processes';
+import { testAuthenticator } from './support/auth';
 
 const CREATE = `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name } }`;
 const PLACE = `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id totalCents lines { lineNo } } }`;
@@ -116,7 +117,7 @@ describe('an engine that goes away and comes back', () => {
     port = engine.port;
     const client = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
     await ensureTable(client, 'app');
-    server = await startServer({ table: new Table('app', client), production: true, logger: pino({ level: 'silent' }), port: 0, host: '127.0.0.1' });
+    server = await startServer({ table: new Table('app', client), authenticate: await testAuthenticator(), production: true, logger: pino({ level: 'silent' }), port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await server?.close();

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { resolvers } from '../resolvers';
+import { withAccess } from './access';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -13,5 +14,5 @@ export function typeDefs(): string[] {
 }
 
 export function buildSchema(): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs: typeDefs(), resolvers: resolvers as never });
+  return makeExecutableSchema({ typeDefs: typeDefs(), resolvers: withAccess(resolvers) as never });
 }

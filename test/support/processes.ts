@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { GraphQLResponse } from './stack';
+import { bearer, issuerDir, tokens } from './auth';
 
 export interface ServerProcess {
   url: string;
@@ -27,6 +28,8 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
+      // The dev issuer's key file lives in DATA_DIR: the process trusts this test process's tokens.
+      DATA_DIR: issuerDir,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...env,
     },
@@ -60,8 +63,12 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
   };
 }
 
-/** Sends one GraphQL operation over HTTP to `url`. */
-export async function gqlAt(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+/** Sends one GraphQL operation over HTTP to `url`, as staff unless `token` names someone else. */
+export async function gqlAt(url: string, query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(token ?? (await tokens.staff())) },
+    body: JSON.stringify({ query, variables }),
+  });
   return { status: res.status, headers: res.headers, ...((await res.json()) as Omit<GraphQLResponse, 'status' | 'headers'>) };
 }

@@ -10,6 +10,7 @@ import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
 import { startServer, type RunningServer } from '../../src/server';
+import { bearer, testAuthenticator, tokens } from './auth';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -25,6 +26,10 @@ export interface Stack {
   doc: DynamoDBDocumentClient;
   table: Table;
   tableName: string;
+  /**
+   * Sends GraphQL over HTTP as staff (a dev-issuer token), unless `headers.authorization` says
+   * otherwise (`''` sends none: anonymous).
+   */
   gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse<T>>;
   /** Sends one operation and returns its response with the DynamoDB requests it caused on the wire. */
   measure<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
@@ -50,8 +55,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
   await ensureTable(doc, tableName);
   const table = new Table(tableName, doc);
+  const staffHeaders = bearer(await tokens.staff());
   const server = await startServer({
     table,
+    authenticate: await testAuthenticator(),
     production: options.production ?? false,
     explainInProduction: options.explainInProduction ?? false,
     introspectionInProduction: options.introspectionInProduction ?? false,
@@ -65,7 +72,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const gql = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
     const res = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: withoutEmpty({ 'content-type': 'application/json', ...staffHeaders, ...headers }),
       body: JSON.stringify({ query, variables }),
     });
     const body = (await res.json()) as Omit<GraphQLResponse, 'status' | 'headers'>;
@@ -109,6 +116,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await engine.close();
     },
   };
+}
+
+/** Drops headers given as '' (a test's way to send none). */
+function withoutEmpty(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== ''));
 }
 
 /** The operations of a wire log, e.g. ['Query', 'BatchGetItem']. */

@@ -1,0 +1,97 @@
+/**
+ * Bearer tokens: verified with `jose` against a JWKS (signature, `iss`, `aud`, `exp` with a small
+ * clock skew, RS256/ES256 only), then read as Amazon Cognito writes its claims: the customer id
+ * in `custom:customerId`, staff when `cognito:groups` holds `staff`, and `sub` always. The claim
+ * names and the staff group are configuration, so any OIDC provider that can put such claims in
+ * its tokens works too.
+ *
+ * `alg: none`, HS256 (even one "signed" with the public key), a wrong issuer or audience, an
+ * expired token, an unknown key or a tampered payload are all refused the same way: an
+ * `AuthenticationFailed` whose message says what was wrong with the token, never whose it was.
+ */
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { ANONYMOUS, customerIdOf, type Principal } from './principal';
+
+export interface ClaimNames {
+  /** The claim holding the customer id (`custom:customerId`). */
+  customer: string;
+  /** The claim holding the caller's groups (`cognito:groups`). */
+  groups: string;
+  /** The group that makes a caller staff (`staff`). */
+  staffGroup: string;
+}
+
+export interface VerifierSettings extends ClaimNames {
+  issuer: string;
+  audience: string;
+  /** Where the signing keys are: a JWKS URL (production), or a local key set (the dev issuer). */
+  keys: { url: string; cooldownMs?: number } | { jwks: { keys: JWK[] } };
+}
+
+/** A token was presented and does not verify. */
+export class AuthenticationFailed extends Error {
+  override readonly name = 'AuthenticationFailed';
+}
+
+export const ALGORITHMS = ['RS256', 'ES256'];
+/** Clock skew tolerated on `exp`, `nbf` and `iat`. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+const TOKEN_MAX = 8192;
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
+
+/**
+ * The request authenticator: no `Authorization` header is the anonymous principal; anything else
+ * must be `Bearer <a token that verifies>`. Remote keys are cached by `jose` and fetched again when
+ * a token names an unknown `kid` (key rotation), at most once per `cooldownMs`.
+ */
+export function createAuthenticator(settings: VerifierSettings): Authenticate {
+  const keySet = 'url' in settings.keys
+    ? createRemoteJWKSet(new URL(settings.keys.url), { cooldownDuration: settings.keys.cooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5_000 })
+    : createLocalJWKSet(settings.keys.jwks);
+  return async (authorization) => {
+    if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
+    const match = /^Bearer +([A-Za-z0-9_.-]+)$/i.exec(authorization.trim());
+    if (!match || (match[1] as string).length > TOKEN_MAX) throw new AuthenticationFailed('the Authorization header must be "Bearer <token>"');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(match[1] as string, keySet, {
+        issuer: settings.issuer,
+        audience: settings.audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      throw new AuthenticationFailed(reasonOf(error));
+    }
+    return principalOf(payload, settings);
+  };
+}
+
+/** The principal a verified payload names. */
+export function principalOf(payload: JWTPayload, settings: ClaimNames & { issuer: string }): Principal {
+  const subject = payload.sub;
+  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) throw new AuthenticationFailed('the token has no usable subject');
+  const claimed = payload[settings.customer];
+  if (claimed !== undefined && (typeof claimed !== 'string' || !ULID.test(claimed))) {
+    throw new AuthenticationFailed(`the token's ${settings.customer} claim is not a customer id`);
+  }
+  const groups = payload[settings.groups];
+  const staff = (Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : []).includes(settings.staffGroup);
+  if (staff) return { kind: 'staff', subject, customerId: claimed };
+  return { kind: 'customer', subject, customerId: claimed ?? customerIdOf(settings.issuer, subject) };
+}
+
+/** What was wrong with a token, in words safe to show its bearer. */
+function reasonOf(error: unknown): string {
+  // The key set could not be had: not the token's fault, an internal error.
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) throw error;
+  if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return `the token's ${error.claim} claim is not accepted here`;
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return `the token must be signed with ${ALGORITHMS.join(' or ')}`;
+  if (error instanceof errors.JWKSNoMatchingKey) return 'the token was not signed by a key of the issuer';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
+  return 'the token is malformed';
+}

@@ -1,0 +1,131 @@
+/**
+ * Who may do what: one rule for every field of the schema, declared here, next to the SDL.
+ * `test/access-policy.test.ts` walks the served schema field by field and fails on a field
+ * without a rule; `buildSchema` refuses to start with a root field that has none.
+ *
+ * Root fields are enforced by `withAccess` before their resolver runs, so every refusal that the
+ * arguments decide costs no DynamoDB request. Fields of object types are `reached`: whoever was
+ * allowed the root field that led to the object may read it (a customer reaches only its own
+ * customer and orders; staff reach everything).
+ *
+ * | principal          | may |
+ * | ------------------ | --- |
+ * | anonymous          | nothing (UNAUTHENTICATED, HTTP 401, before execution); introspection in development |
+ * | signed in, no customer yet | `createCustomer` for itself (once), `me` (null), the catalog |
+ * | customer           | its own customer, addresses and orders; orders for itself; cancel its own PENDING/PAID orders; the catalog |
+ * | staff              | everything |
+ */
+import type { GraphQLFieldResolver } from 'graphql';
+import { ownCustomerId, type Principal } from '../auth';
+import type { Context } from '../context';
+import { checkCustomerId, DomainError, ErrorCode, forbidden } from '../model';
+
+type Args = Record<string, any>;
+
+export interface Rule {
+  /** Who, in words (the README's table and error messages use it). */
+  who: 'reached' | 'signed in' | 'owner or staff' | 'staff';
+  /** A refusal decided from the principal and the arguments alone, before any read. */
+  check?(principal: Principal, args: Args): DomainError | undefined;
+  /** What of a result found by reading the principal may see; refused results read as missing. */
+  filter?(principal: Principal, result: any): unknown;
+}
+
+const reached: Rule = { who: 'reached' };
+const signedIn: Rule = { who: 'signed in' };
+const staff: Rule = { who: 'staff' };
+
+/** The customer named by `argument` must be the caller's own (or the caller is staff). */
+function ownerOf(customerIdOf: (args: Args) => string, field: string): Rule {
+  return {
+    who: 'owner or staff',
+    check(principal, args) {
+      if (principal.kind === 'staff') return undefined;
+      return checkCustomerId(customerIdOf(args), field) === ownCustomerId(principal) ? undefined : notYours(field);
+    },
+  };
+}
+
+function notYours(field: string): DomainError {
+  return forbidden(`${field} names a customer other than yours`, field);
+}
+
+/** An order is visible to staff and to the customer it belongs to; to anyone else it is missing. */
+function ownOrderOrNull(principal: Principal, order: { customerId: string } | null): unknown {
+  if (!order || principal.kind === 'staff') return order;
+  return order.customerId === ownCustomerId(principal) ? order : null;
+}
+
+const all = (...fields: string[]): Record<string, Rule> => Object.fromEntries(fields.map((field) => [field, reached]));
+
+export const ACCESS: Record<string, Record<string, Rule>> = {
+  Query: {
+    me: signedIn,
+    customer: ownerOf((args) => args.id, 'id'),
+    customerByEmail: staff,
+    order: { who: 'signed in', filter: ownOrderOrNull },
+    ordersByStatus: staff,
+    ordersBySku: staff,
+  },
+  Mutation: {
+    createCustomer: signedIn,
+    updateCustomer: ownerOf((args) => args.id, 'id'),
+    putAddress: ownerOf((args) => args.customerId, 'customerId'),
+    removeAddress: ownerOf((args) => args.customerId, 'customerId'),
+    placeOrder: {
+      who: 'owner or staff',
+      check(principal, { input }) {
+        if (principal.kind === 'staff') return undefined;
+        if (input.placedAt != null) return forbidden('input.placedAt is for staff imports only', 'input.placedAt');
+        if (input.customerId != null && checkCustomerId(input.customerId, 'input.customerId') !== ownCustomerId(principal)) return notYours('input.customerId');
+        return undefined;
+      },
+    },
+    // A customer may cancel its own order; whose order it is is known only by reading it.
+    updateOrderStatus: {
+      who: 'owner or staff',
+      check: (principal, { status }) => (principal.kind === 'staff' || status === 'CANCELLED' ? undefined : forbidden('only staff move an order on; you may cancel yours', 'status')),
+    },
+  },
+  Customer: all('id', 'name', 'email', 'createdAt', 'addresses', 'orders'),
+  Address: all('label', 'street', 'city', 'postalCode', 'country'),
+  Order: all('id', 'placedAt', 'status', 'totalCents', 'customer', 'lines'),
+  OrderLine: all('lineNo', 'sku', 'quantity', 'unitPriceCents'),
+  OrderConnection: all('nodes', 'edges', 'pageInfo'),
+  OrderEdge: all('cursor', 'node'),
+  PageInfo: all('hasNextPage', 'endCursor'),
+};
+
+export const ROOT_TYPES = ['Query', 'Mutation'] as const;
+
+/**
+ * The root resolvers with their rules enforced: anonymous callers are refused (the plugin
+ * `requireSignIn` refuses them before execution already; this is the same rule, kept where the
+ * field runs), staff-only fields refuse everyone else, then the rule's own check, then the field,
+ * then the rule's filter. Throws when a root resolver has no rule.
+ */
+export function withAccess<R extends Record<string, any>>(resolvers: R): R {
+  const wrapped: Record<string, any> = { ...resolvers };
+  for (const type of ROOT_TYPES) {
+    const fields = resolvers[type] as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;
+    if (!fields) continue;
+    wrapped[type] = Object.fromEntries(Object.entries(fields).map(([field, resolve]) => {
+      const rule = ACCESS[type]?.[field];
+      if (!rule || rule.who === 'reached') throw new Error(`${type}.${field} has no access rule in src/schema/access.ts`);
+      return [field, guarded(rule, resolve)];
+    }));
+  }
+  return wrapped as R;
+}
+
+function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> {
+  return async (root, args, ctx, info) => {
+    const { principal } = ctx;
+    if (principal.kind === 'anonymous') throw new DomainError(ErrorCode.UNAUTHENTICATED, 'sign in first: send Authorization: Bearer <token>');
+    if (rule.who === 'staff' && principal.kind !== 'staff') throw forbidden(`${info.parentType.name}.${info.fieldName} is for staff only`);
+    const refusal = rule.check?.(principal, args);
+    if (refusal) throw refusal;
+    const result = await resolve(root, args, ctx, info);
+    return rule.filter ? rule.filter(principal, result) : result;
+  };
+}
