@@ -5,7 +5,7 @@
  * - engine: the embedded engine (src/engine/embedded) on a free loopback port;
  * - proxy:  the latency proxy in front of the engine (proxy.ts);
  * - single: the product's own HTTP server (src/server `startServer`), production settings, its
- *           SDK client pointed at the proxy;
+ *           SDK client pointed at the proxy, trusting the dev issuer in BENCH_ISSUER_DIR;
  * - multi:  the multi-table baseline server (multi-table/server.ts), SDK client at the proxy;
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
  */
@@ -51,13 +51,17 @@ switch (role) {
     break;
   }
   case 'single': {
+    // The dev issuer whose key file run.ts made in BENCH_ISSUER_DIR; its clients send a staff token of it.
+    if (!process.env.BENCH_ISSUER_DIR) throw new Error('single needs BENCH_ISSUER_DIR (the dev issuer shared with run.ts)');
     const doc = createDocumentClient({ endpoint: config.endpoint, region });
     const server = await startServer({
       table: new Table(config.tableName ?? 'app', doc),
-      // TODO(bench auth): clients must send a dev-issuer staff token.
       authenticate: await authenticatorFor(readConfig({ DATA_DIR: process.env.BENCH_ISSUER_DIR }).auth),
       production: true,
       explainInProduction: true, // only the start-up probe sends x-explain: 1
+      // One load generator is one principal: the per-principal quotas (src/limits.ts) would turn
+      // most of a load run into 429s. Lifted here; the admission work itself is still measured.
+      quotas: { readsPerMinute: 1e12, writesPerMinute: 1e12 },
       logger: pino({ level: 'silent' }),
       port: 0,
       host: '127.0.0.1',

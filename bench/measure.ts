@@ -97,7 +97,7 @@ export function percentile(sorted: readonly number[], p: number): number {
  * endpoint in turn (same body), so a pause of the machine (GC elsewhere, another process) falls on
  * every design alike instead of on whichever happened to be running.
  */
-export async function runSequential<K extends string>(targets: ReadonlyArray<{ key: K; url: string }>, bodies: readonly string[], options: { ops: number; warmupOps: number; label: string }, processes: Processes): Promise<Map<K, SequentialResult>> {
+export async function runSequential<K extends string>(targets: ReadonlyArray<{ key: K; url: string; headers?: Record<string, string> }>, bodies: readonly string[], options: { ops: number; warmupOps: number; label: string }, processes: Processes): Promise<Map<K, SequentialResult>> {
   interface Cost { requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; tail: boolean; operations: string[] }
   const state = new Map(targets.map((t) => [t.key, { latencies: [] as number[], applied: [] as number[], hop: [] as number[], costs: [] as Cost[], graphqlErrors: 0 }]));
   const check = (key: K, url: string, answer: { status: number; text: string }) => {
@@ -109,7 +109,7 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
     }
   };
   for (let i = 0; i < options.warmupOps; i++) {
-    for (const t of targets) check(t.key, t.url, await post(t.url, bodies[i % bodies.length] as string));
+    for (const t of targets) check(t.key, t.url, await post(t.url, bodies[i % bodies.length] as string, t.headers));
   }
   for (const s of state.values()) s.graphqlErrors = 0;
   await processes.proxy.call('reset', true);
@@ -123,7 +123,7 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
       const s = state.get(t.key);
       if (!s) continue;
       const started = performance.now();
-      const answer = await post(t.url, body);
+      const answer = await post(t.url, body, t.headers);
       s.latencies.push(performance.now() - started);
       check(t.key, t.url, answer);
       const records = await processes.proxy.call<ProxyRecord[]>('drain', streamOf(n === targets.length - 1 ? i + 1 : i));
@@ -174,7 +174,7 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
   return out;
 }
 
-export async function runLoad(url: string, bodies: readonly string[], options: { connections: number; durationSec: number; warmupSec: number }, server: ChildHandle, processes: Processes): Promise<LoadResult> {
+export async function runLoad(url: string, bodies: readonly string[], options: { connections: number; durationSec: number; warmupSec: number; headers?: Record<string, string> }, server: ChildHandle, processes: Processes): Promise<LoadResult> {
   const fire = async (durationSec: number) => {
     let next = 0;
     let graphqlErrors = 0;
@@ -184,7 +184,7 @@ export async function runLoad(url: string, bodies: readonly string[], options: {
       duration: durationSec,
       requests: [{
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...options.headers },
         setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] as string }),
         onResponse: (status, body) => {
           if (status !== 200 || body.includes('"errors"')) graphqlErrors++;

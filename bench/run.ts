@@ -8,13 +8,15 @@
  * capacity, sequential p50/p99 and throughput under autocannon. Writes bench/results.json and
  * bench/RESULTS.md and prints the Markdown. See bench/README.md for flags.
  */
-import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem, platform, release } from 'node:os';
+import { writeFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, totalmem, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
+import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
+import { readConfig } from '../src/config';
 import { readBenchConfig, type BenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, expectedCustomerScreen, GROWTH_SIZES, multiTableWrites, singleTableWrites, STATUSES, writeAll, type DataSet } from './data';
@@ -100,8 +102,8 @@ function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
 }
 
 /** The customer-screen Query the product really sends, read from its explain extension. */
-async function probeProductQuery(url: string, customerId: string): Promise<{ shape: RawQueryShape; explain: unknown }> {
-  const answer = await post(url, body(QUERIES.customer, { id: customerId }), { 'x-explain': '1' });
+async function probeProductQuery(url: string, customerId: string, headers: Record<string, string>): Promise<{ shape: RawQueryShape; explain: unknown }> {
+  const answer = await post(url, body(QUERIES.customer, { id: customerId }), { 'x-explain': '1', ...headers });
   const parsed = JSON.parse(answer.text) as { extensions?: { dynamodb?: { requests?: Array<{ operation: string; keyCondition: string | null }> } } };
   const requests = parsed.extensions?.dynamodb?.requests ?? [];
   const query = requests.find((r) => r.operation === 'Query' && r.keyCondition?.startsWith('PK = "CUSTOMER#'));
@@ -110,13 +112,13 @@ async function probeProductQuery(url: string, customerId: string): Promise<{ sha
   return { shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) }, explain: parsed.extensions?.dynamodb };
 }
 
-async function verify(scenario: Scenario, urls: Record<DesignName, string>): Promise<{ verified: boolean; problems: string[] }> {
+async function verify(scenario: Scenario, urls: Record<DesignName, string>, headersOf: Record<DesignName, Record<string, string>>): Promise<{ verified: boolean; problems: string[] }> {
   const problems: string[] = [];
   const samples = Math.min(5, scenario.bodies.length);
   for (let i = 0; i < samples; i++) {
     const answers = new Map<DesignName, unknown>();
     for (const design of scenario.designs) {
-      const answer = await post(urls[design], scenario.bodies[i] as string);
+      const answer = await post(urls[design], scenario.bodies[i] as string, headersOf[design]);
       const parsed = JSON.parse(answer.text) as { data?: unknown; errors?: unknown };
       if (parsed.errors) problems.push(`${design} errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`);
       answers.set(design, parsed.data);
@@ -137,6 +139,7 @@ async function main() {
   const startedAt = Date.now();
   const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s] ${message}`);
   const profileDir = join(here, 'profiles');
+  const issuerDir = mkdtempSync(join(tmpdir(), 'bench-issuer-'));
   if (config.cpuProf) mkdirSync(profileDir, { recursive: true });
 
   const children: ChildHandle[] = [];
@@ -173,9 +176,15 @@ async function main() {
 
     // ---- servers ------------------------------------------------------------------------------
     const childConfig = (extra: Record<string, unknown> = {}) => ({ BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: proxy.endpoint, tableName: TABLE_NAME, ...extra }) });
-    const single = await spawn('single', { env: childConfig() });
+    // The product's server verifies bearer tokens (src/auth): a dev issuer whose key file lives in a
+    // temporary directory shared with the child (BENCH_ISSUER_DIR); its clients send a staff token.
+    // The baseline and the raw endpoint have no identity layer and get no token.
+    const auth = readConfig({ DATA_DIR: issuerDir }).auth;
+    const staffToken = await (await openDevIssuer(auth.devKeyFile)).sign(devClaims(auth, { staff: true }), 24 * 3600);
+    const headersOf: Record<DesignName, Record<string, string>> = { singleTable: { authorization: `Bearer ${staffToken}` }, multiTable: {}, raw: {} };
+    const single = await spawn('single', { env: { ...childConfig(), BENCH_ISSUER_DIR: issuerDir } });
     const multi = await spawn('multi', { env: childConfig() });
-    const probe = await probeProductQuery(single.endpoint, (data.ordinary[0] as DataSet['ordinary'][number]).customer.id);
+    const probe = await probeProductQuery(single.endpoint, (data.ordinary[0] as DataSet['ordinary'][number]).customer.id, headersOf.singleTable);
     const raw = await spawn('raw', { env: childConfig({ rawQuery: probe.shape, ordersShown: ORDERS_SHOWN }) });
     const servers: Record<DesignName, ChildHandle> = { singleTable: single, multiTable: multi, raw };
     const urls: Record<DesignName, string> = { singleTable: single.endpoint, multiTable: multi.endpoint, raw: raw.endpoint };
@@ -184,7 +193,7 @@ async function main() {
     // ---- warm-up: every server, every scenario, under load, before anything is measured -------
     const selected = scenarios(data, config);
     for (const scenario of selected) {
-      for (const design of scenario.designs) await runLoad(urls[design], scenario.bodies, { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0 }, servers[design], processes);
+      for (const design of scenario.designs) await runLoad(urls[design], scenario.bodies, { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
       // (the per-scenario sequential warm-up below finishes the job)
     }
     log('warmed up every server on every scenario');
@@ -192,10 +201,10 @@ async function main() {
     // ---- scenarios ----------------------------------------------------------------------------
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
-      const check = await verify(scenario, urls);
+      const check = await verify(scenario, urls, headersOf);
       if (!check.verified) for (const problem of check.problems) console.warn(`  ! ${scenario.id}: ${problem}`);
       const designs: ScenarioResult['designs'] = {};
-      const sequential = await runSequential(scenario.designs.map((design) => ({ key: design, url: urls[design] })), scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id }, processes);
+      const sequential = await runSequential(scenario.designs.map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })), scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id }, processes);
       for (const design of scenario.designs) {
         const s = sequential.get(design) as SequentialResult;
         log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`);
@@ -204,7 +213,7 @@ async function main() {
       const rounds = new Map<DesignName, LoadResult[]>(scenario.designs.map((d) => [d, []]));
       for (let round = 0; round < config.rounds; round++) {
         for (const design of scenario.designs) {
-          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0 }, servers[design], processes);
+          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
           rounds.get(design)?.push(load);
           log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, other processes ${load.otherCpuPct ?? '?'}% CPU`);
         }
@@ -215,7 +224,7 @@ async function main() {
         for (const design of scenario.designs) {
           const path = join(profileDir, `${scenario.id}.${design}.cpuprofile`);
           await servers[design].call('profile-start');
-          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0 }, servers[design], processes);
+          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
           await servers[design].call('profile-stop', path);
           const summary = summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, load.completed);
           profiles[design] = { file: relative(join(here, '..'), path), operations: load.completed, busyMsPerOp: round(summary.busyMs / load.completed, 3), areas: summary.areas.slice(0, 12).map((a) => ({ name: a.name, msPerOp: round(a.ms / load.completed, 3) })), functions: summary.functions.slice(0, 20).map((f) => ({ name: f.name, msPerOp: round(f.ms / load.completed, 4) })) };
@@ -239,7 +248,7 @@ async function main() {
         if (!customer) continue;
         const bodies = [body(QUERIES.customer, { id: customer.customer.id })];
         const row: Results['growth'][number] = { orders: size };
-        const measured = await runSequential((['singleTable', 'multiTable'] as const).map((design) => ({ key: design, url: urls[design] })), bodies, { ops: config.growthOps, warmupOps: 10, label: `growth-${size}` }, processes);
+        const measured = await runSequential((['singleTable', 'multiTable'] as const).map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })), bodies, { ops: config.growthOps, warmupOps: 10, label: `growth-${size}` }, processes);
         for (const [design, s] of measured) row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
         growth.push(row);
         log(`growth ${String(size).padStart(6)} orders: single-table items ${row.singleTable?.itemsRead} p50 ${row.singleTable?.p50Ms} ms | multi-table items ${row.multiTable?.itemsRead} p50 ${row.multiTable?.p50Ms} ms`);
@@ -283,6 +292,7 @@ async function main() {
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   } finally {
     await stopAll();
+    rmSync(issuerDir, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import { Meter } from './dynamo/meter';
 import { createLoaders, type Loaders } from './loaders';
 import { AuthenticationFailed, type Authenticate, type Principal } from './auth';
 import { ErrorCode, HTTP_STATUS } from './model/errors';
+import type { OperationEstimate } from './cost';
 
 /**
  * What every resolver of one GraphQL operation shares: who is calling, the table handle metered
@@ -20,6 +21,8 @@ export interface Context {
   loaders: Loaders;
   /** Whether the response carries `extensions.dynamodb` (the request plan). */
   explain: boolean;
+  /** The operation's estimate (src/cost.ts), once `admission` (src/limits.ts) has computed it. */
+  cost?: OperationEstimate | undefined;
 }
 
 export interface ExplainPolicy {
@@ -87,7 +90,8 @@ export function unauthenticated(message: string, error?: 'invalid_token'): Graph
   return new GraphQLError(message, {
     extensions: {
       code: ErrorCode.UNAUTHENTICATED,
-      http: { status: HTTP_STATUS.UNAUTHENTICATED, headers: new Map([['www-authenticate', challenge]]) },
+      // This refusal leaves before the plugins' willSendResponse, so it says no-store itself.
+      http: { status: HTTP_STATUS.UNAUTHENTICATED, headers: new Map([['www-authenticate', challenge], ['cache-control', 'no-store']]) },
     },
   });
 }

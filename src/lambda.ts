@@ -20,6 +20,7 @@ import { createDocumentClient } from './dynamo/client';
 import { Table } from './dynamo/table';
 import { createLogger } from './logger';
 import { createApollo } from './server';
+import { loadTrustedDocuments } from './documents';
 
 type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -40,7 +41,11 @@ async function createContainer(): Promise<Invoke> {
   const doc = createDocumentClient({ endpoint: config.endpoint, region: config.region });
   const table = new Table(config.tableName, doc);
   const authenticate: Authenticate = await authenticatorFor(config.auth);
-  const apollo = createApollo({ table, authenticate, production: config.production, explainInProduction: config.explainInProduction, logger });
+  const apollo = createApollo({
+    table, authenticate, production: config.production, explainInProduction: config.explainInProduction, logger,
+    quotas: config.quotas,
+    ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
+  });
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
@@ -57,7 +62,8 @@ async function createContainer(): Promise<Invoke> {
     requestIds.set(event, requestId);
     const result = (await inner(event, context, () => undefined)) as APIGatewayProxyStructuredResultV2;
     // Like server.ts, every answer names its request id (the one in logs and masked errors).
-    return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
+    // Answers Apollo makes outside its pipeline (a malformed body) carry no-store too, as in server.ts.
+    return { ...result, headers: { 'cache-control': 'no-store', ...result.headers, 'x-request-id': requestId } };
   };
 }
 

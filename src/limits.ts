@@ -10,26 +10,37 @@
  * - tokens 1,000 (armor's default figure), enforced by graphql-js's own parser (`parseOptions.maxTokens`
  *   in Apollo) rather than armor's, whose refusal Apollo reports as a 500; Sandbox's introspection
  *   query uses ~300 tokens.
- * - armor's own cost limit is off: it cannot see `first`. `operationCost` below replaces it.
+ * - armor's own cost limit is off: it cannot see `first`. `admission` below replaces it.
  * - field suggestions ("did you mean …") are blocked in production, so errors do not map the schema.
  *
- * The cost is an estimate of items read: every field costs 1, and a list multiplies what is
- * below it by its size — `first` for connections (`orders`, `ordersByStatus`, `ordersBySku`), the stored bound for
- * `addresses` (10) and `lines` (96). It is computed with graphql-query-complexity against the
- * operation's variables, once the operation is known and before it runs.
+ * The cost (src/cost.ts) is a proven upper bound of the items DynamoDB reads for the operation,
+ * whatever the data, plus 1 for every resolved object field: each field that reads is charged
+ * what its own reads can reach, and a list multiplies what is below it by its size. It is computed
+ * against the operation's coerced variables, once the operation is known and before it runs.
+ *
+ * `admission` (below) runs, in this order, before anything executes: subscriptions refused (the
+ * schema has none), variables coerced (a bad one is BAD_USER_INPUT, HTTP 400), at most
+ * `maxMutationFields` root mutation fields, cost at most `maxCost`, then the caller's read and
+ * write quotas (HTTP 429, RATE_LIMITED, Retry-After). A refused operation makes no DynamoDB request.
  */
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, type DocumentNode } from 'graphql';
-import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { FIRST_DEFAULT, MAX_ADDRESSES, MAX_LINES } from './model';
+import { getVariableValues, GraphQLError, type DocumentNode } from 'graphql';
+import { estimateOperation, type OperationEstimate } from './cost';
+import { createQuotas, type Quotas, type Take } from './quotas';
+import { quotaKey } from './auth/principal';
+import { ErrorCode, HTTP_STATUS } from './model/errors';
+import type { Context } from './context';
 
 export const LIMITS = {
   maxDepth: 8,
   maxAliases: 15,
   maxTokens: 1000,
   maxDirectives: 50,
+  /** Estimated items read (an upper bound) + 1 per object field; see src/cost.ts. */
   maxCost: 10_000,
+  /** Root mutation fields in one operation: each is a write (and a transaction) of its own. */
+  maxMutationFields: 3,
   /** Request bodies above this size are refused with 413 before they are read whole. */
   maxBodyBytes: 256 * 1024,
 } as const;
@@ -45,51 +56,106 @@ export function armor(production: boolean) {
   }).protect();
 }
 
-const LIST_BOUNDS: Record<string, number> = { addresses: MAX_ADDRESSES, lines: MAX_LINES };
-
-/** Items a field may read: 1, plus what is below it times the list's size. */
-export const itemsEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (field.name === 'orders' || field.name === 'ordersByStatus' || field.name === 'ordersBySku') {
-    const first = typeof args.first === 'number' && args.first > 0 ? args.first : FIRST_DEFAULT;
-    return 1 + first * childComplexity;
-  }
-  return 1 + (LIST_BOUNDS[field.name] ?? 1) * childComplexity;
-};
+export interface AdmissionOptions {
+  /** Production: refusals do not print limits, costs or quotas. */
+  production: boolean;
+  quotas: QuotaSettings;
+  /** The buckets to use (tests); made from `quotas` when absent. */
+  buckets?: Quotas;
+}
 
 /**
- * Refuses an operation whose estimated cost passes `LIMITS.maxCost`, before it executes. The cost
- * of a document depends on its variables only, so it is remembered per parsed document (Apollo
- * reuses the parsed document of a repeated query) and variables.
+ * Admits an operation or refuses it before it executes (see the file comment). The estimate of a
+ * document depends on its variables only, so it is remembered per parsed document (Apollo reuses
+ * the parsed document of a repeated query) and variables; `contextValue.cost` carries it to the
+ * explain extension. Quotas are charged here, once the operation is admitted, never for a refusal.
  */
-export function operationCost(): ApolloServerPlugin {
-  const known = new WeakMap<DocumentNode, Map<string, number>>();
+export function admission(options: AdmissionOptions): ApolloServerPlugin<Context> {
+  const known = new WeakMap<DocumentNode, Map<string, OperationEstimate>>();
+  const buckets = options.buckets ?? createQuotas(options.quotas);
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, operation, contextValue }) {
+          if (!operation) return; // Apollo reports the missing or ambiguous operation itself
+          if (operation.operation === 'subscription') {
+            throw refusal('Subscriptions are not supported: this schema has no Subscription type; send a query or a mutation', 'GRAPHQL_VALIDATION_FAILED');
+          }
           const key = `${request.operationName ?? ''}|${JSON.stringify(request.variables ?? {})}`;
-          let costs = known.get(document);
-          if (!costs) known.set(document, (costs = new Map()));
-          let cost = costs.get(key);
-          if (cost === undefined) {
-            cost = getComplexity({
-              schema,
-              query: document,
-              variables: request.variables ?? {},
-              ...(request.operationName ? { operationName: request.operationName } : {}),
-              estimators: [itemsEstimator],
-            });
-            if (costs.size < 100) costs.set(key, cost);
+          let estimates = known.get(document);
+          if (!estimates) known.set(document, (estimates = new Map()));
+          let estimate = estimates.get(key);
+          if (estimate === undefined) {
+            const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 1 });
+            if (coerced.errors) throw refusal(coerced.errors[0]!.message, ErrorCode.BAD_USER_INPUT);
+            try {
+              estimate = estimateOperation(schema, document, operation, coerced.coerced);
+            } catch (error) {
+              // An argument graphql cannot coerce (validation passes most of these already).
+              if (error instanceof GraphQLError) throw refusal(error.message, ErrorCode.BAD_USER_INPUT);
+              throw error;
+            }
+            if (estimates.size < 100) estimates.set(key, estimate);
           }
-          if (cost > LIMITS.maxCost) {
-            throw new GraphQLError(`Operation cost ${cost} exceeds the limit of ${LIMITS.maxCost} (items it may read; lower \`first\` or split the operation)`, {
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', cost, maxCost: LIMITS.maxCost, http: { status: 400 } },
-            });
+          contextValue.cost = estimate;
+          if (estimate.mutationFields > LIMITS.maxMutationFields) {
+            throw refusal(options.production
+              ? 'Too many mutation fields in one operation; send them in separate requests'
+              : `An operation may hold at most ${LIMITS.maxMutationFields} mutation fields, this one holds ${estimate.mutationFields}; send them in separate requests`,
+            'GRAPHQL_VALIDATION_FAILED', options.production ? {} : { mutationFields: estimate.mutationFields, maxMutationFields: LIMITS.maxMutationFields });
           }
+          if (estimate.cost > LIMITS.maxCost) {
+            throw refusal(options.production
+              ? 'Operation too costly: it may read more items than one operation may; lower `first` or split the operation'
+              : `Operation cost ${estimate.cost} exceeds the limit of ${LIMITS.maxCost} (an upper bound of the items it may read, ${estimate.reads}, plus 1 a resolved object; lower \`first\` or split the operation)`,
+            'GRAPHQL_VALIDATION_FAILED', options.production ? {} : { cost: estimate.cost, reads: estimate.reads, maxCost: LIMITS.maxCost });
+          }
+          // An anonymous caller selecting data is refused by requireSignIn (401): nothing to charge.
+          if (contextValue.principal.kind === 'anonymous' && estimate.dataFields > 0) return;
+          const caller = quotaKey(contextValue.principal, contextValue.clientAddress);
+          const reads = buckets.reads.check(caller, estimate.cost);
+          const writes = buckets.writes.check(caller, estimate.writes);
+          if (!reads.ok) throw rateLimited('read', estimate.cost, buckets.reads.perMinute, reads, options.production);
+          if (!writes.ok) throw rateLimited('write', estimate.writes, buckets.writes.perMinute, writes, options.production);
+          buckets.reads.take(caller, estimate.cost);
+          buckets.writes.take(caller, estimate.writes);
         },
       };
     },
   };
+}
+
+/** A refusal before execution: HTTP 400 with `code`. */
+function refusal(message: string, code: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extensions, http: { status: 400 } } });
+}
+
+/**
+ * HTTP 429, RATE_LIMITED, and `Retry-After` (whole seconds until the bucket holds the amount). An
+ * operation larger than a whole bucket can never pass: its message says so, and it carries no
+ * Retry-After, since waiting would not help.
+ */
+function rateLimited(kind: 'read' | 'write', amount: number, perMinute: number, take: Take, production: boolean): GraphQLError {
+  const unit = kind === 'read' ? 'read cost units' : 'items written';
+  const never = take.retryAfterSeconds === undefined;
+  const message = never
+    ? production
+      ? `This operation is larger than a whole minute's ${kind} quota: it can never pass; lower \`first\` or split it`
+      : `This operation needs ${amount} ${unit}, more than a whole minute's ${kind} quota of ${perMinute}: it can never pass; lower \`first\` or split it`
+    : production
+      ? `${kind === 'read' ? 'Read' : 'Write'} quota exceeded; retry in ${take.retryAfterSeconds} s`
+      : `${kind === 'read' ? 'Read' : 'Write'} quota exceeded: this operation needs ${amount} ${unit} of ${perMinute} a minute; retry in ${take.retryAfterSeconds} s`;
+  return new GraphQLError(message, {
+    extensions: {
+      code: ErrorCode.RATE_LIMITED,
+      quota: kind,
+      ...(never ? { retryable: false } : { retryAfterSeconds: take.retryAfterSeconds }),
+      http: {
+        status: HTTP_STATUS.RATE_LIMITED,
+        headers: new Map(never ? [] : [['retry-after', String(take.retryAfterSeconds)]]),
+      },
+    },
+  });
 }
 
 /**
@@ -105,9 +171,10 @@ export interface QuotaSettings {
 }
 
 /**
- * Defaults: a customer screen is estimated at about 150 units, so 60,000 a minute is ~400 screens
- * a minute for one person (no human needs more; a scraper needs far more). 1,000 items written a
- * minute is ten full 96-line orders, or hundreds of ordinary ones.
+ * Defaults: 60,000 read units a minute is six operations at `maxCost` in a burst (a bucket must
+ * hold more than `maxCost`, or an admitted operation could never run), or ~1,500 customer screens
+ * (38 units each) a minute: no person needs more, a scraper is held to ~1,000 items a second.
+ * 1,000 items written a minute is ten full 96-line orders, or ~160 two-line ones.
  */
 export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPerMinute: 1_000 };
 

@@ -10,8 +10,11 @@ import { ensureTable } from './dynamo/definition';
 import { Table } from './dynamo/table';
 import { startEngine, type EmbeddedEngine } from './engine/embedded';
 import { createLogger } from './logger';
-import { loadDemoData } from './scripts/demo-data';
+import { DEMO_CUSTOMER_EMAIL, loadDemoData } from './scripts/demo-data';
+import { devClaims, openDevIssuer } from './auth/dev-issuer';
+import { customerByEmail } from './model';
 import { startServer } from './server';
+import { loadTrustedDocuments } from './documents';
 import { authenticatorFor } from './auth';
 
 const config = readConfig();
@@ -34,6 +37,7 @@ if (engine || config.createTable) {
     logger.info({ customers: demo.customers.length, orders: demo.orders }, 'demo data loaded');
   }
 }
+if (!config.production && !config.auth.jwksUrl) await printDevTokens();
 
 const server = await startServer({
   table,
@@ -41,6 +45,9 @@ const server = await startServer({
   production: config.production,
   explainInProduction: config.explainInProduction,
   introspectionInProduction: config.introspectionInProduction,
+  corsOrigins: config.corsOrigins,
+  quotas: config.quotas,
+  ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
   logger,
   port: config.port,
   host: config.host,
@@ -48,12 +55,26 @@ const server = await startServer({
 logger.info({ url: server.url, table: config.tableName, endpoint: endpoint ?? 'Amazon DynamoDB' }, 'server ready');
 console.log(`GraphQL server ready at ${server.url}${config.production ? '' : ' (open it in a browser for Apollo Sandbox)'}`);
 
+/**
+ * Development: ready-made tokens of the local issuer, for Sandbox's Headers tab
+ * (`Authorization: Bearer <token>`): staff, and the demo customer Ana when she exists.
+ */
+async function printDevTokens(): Promise<void> {
+  const issuer = await openDevIssuer(config.auth.devKeyFile);
+  const ana = await customerByEmail(table, DEMO_CUSTOMER_EMAIL).catch(() => undefined);
+  const lines = [`Development tokens (24 h; send as "Authorization: Bearer <token>", more with npm run -s token):`];
+  lines.push(`  staff:            ${await issuer.sign(devClaims(config.auth, { staff: true }))}`);
+  if (ana) lines.push(`  customer ${ana.name} (${ana.id}): ${await issuer.sign(devClaims(config.auth, { customerId: ana.id }))}`);
+  console.log(lines.join('\n'));
+}
+
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'shutting down');
   await server.close();
+  doc.destroy();
   await engine?.close();
   process.exit(0);
 };

@@ -37,7 +37,9 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
             requestId: contextValue.requestId,
             operationName: operationName ?? null,
             durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
-            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, capacity: summary.capacity },
+            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, read: summary.read, capacity: summary.capacity },
+            // What it was admitted with (src/cost.ts): `reads` bounds `dynamodb.read`.
+            ...(contextValue.cost ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } } : {}),
             errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
           }, 'operation');
         },
@@ -94,7 +96,25 @@ export function explainPlan(): ApolloServerPlugin<Context> {
               waves: summary.waves,
               totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
             },
+            // What the operation was admitted with (src/cost.ts): `reads` bounds `totals.scanned` of the reads.
+            ...(contextValue.cost ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } } : {}),
           };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * `Cache-Control: no-store` on every GraphQL response: answers carry one caller's data, and no
+ * shared cache (CDN, proxy) or browser may keep them. Set last, over any header Apollo set.
+ */
+export function noStore(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          response.http.headers.set('cache-control', 'no-store');
         },
       };
     },

@@ -16,8 +16,10 @@ import { requestContext, type Context } from './context';
 import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';
 import { isDomainError } from './model/errors';
-import { armor, LIMITS, operationCost } from './limits';
-import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors, requireSignIn } from './plugins';
+import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './limits';
+import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors, noStore, requireSignIn } from './plugins';
+import { persistedDocuments, type TrustedDocuments } from './documents';
+import { applyCors, originMatcher, type OriginCheck } from './cors';
 
 export interface ServerOptions {
   table: Table;
@@ -31,6 +33,12 @@ export interface ServerOptions {
   introspectionInProduction?: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** Browser origins allowed by CORS (src/cors.ts); none when absent. */
+  corsOrigins?: readonly string[];
+  /** Per-principal quotas (src/limits.ts), over `QUOTA_DEFAULTS`. */
+  quotas?: Partial<QuotaSettings>;
+  /** A persisted-documents manifest (src/documents.ts): production then runs only these. */
+  trustedDocuments?: TrustedDocuments;
 }
 
 export interface RunningServer {
@@ -53,19 +61,23 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
     includeStacktraceInErrorResponses: !options.production,
     hideSchemaDetailsFromClientErrors: options.production,
     allowBatchedHttpRequests: false,
+    // main.ts owns SIGTERM/SIGINT: it drains the HTTP server, then stops Apollo, then the engine.
+    stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: protection.validationRules,
     formatError: formatDomainError,
     plugins: [
+      persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
       requireSignIn(),
       ...protection.plugins,
-      operationCost(),
+      admission({ production: options.production, quotas: { ...QUOTA_DEFAULTS, ...options.quotas } }),
       logOperations(options.logger),
       maskInternalErrors(options.production),
       explainPlan(),
+      noStore(),
     ],
   });
 }
@@ -85,6 +97,7 @@ function formatDomainError(formatted: GraphQLFormattedError, error: unknown): Gr
 
 /** Starts Apollo and the HTTP server; resolves once it listens. */
 export async function startServer(options: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
+  const cors = originMatcher(options.corsOrigins ?? []);
   const apollo = createApollo(options);
   await apollo.start();
   const ready = async () => {
@@ -98,7 +111,7 @@ export async function startServer(options: ServerOptions & { port: number; host:
       return sendJson(res, 503, { errors: [{ message: 'server is shutting down', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
     }
     res.on('finish', () => { if (closing) req.socket.destroySoon(); });
-    handle(apollo, options, ready, req, res).catch((error: unknown) => {
+    handle(apollo, options, ready, cors, req, res).catch((error: unknown) => {
       options.logger.error({ err: error }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();
@@ -126,7 +139,8 @@ export async function startServer(options: ServerOptions & { port: number; host:
   };
 }
 
-async function handle(apollo: ApolloServer<Context>, options: ServerOptions, ready: () => Promise<void>, req: IncomingMessage, res: ServerResponse) {
+async function handle(apollo: ApolloServer<Context>, options: ServerOptions, ready: () => Promise<void>, cors: OriginCheck, req: IncomingMessage, res: ServerResponse) {
+  if (applyCors(cors, req, res)) return; // a preflight, answered
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
   if (url.pathname === '/ready') {
@@ -171,6 +185,8 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
   });
   for (const [name, value] of response.headers) res.setHeader(name, value);
   res.setHeader('x-request-id', requestId);
+  // noStore() covers Apollo's pipeline; this covers the answers Apollo makes outside it (a malformed body).
+  if (!res.hasHeader('cache-control')) res.setHeader('cache-control', 'no-store');
   res.statusCode = response.status ?? 200;
   if (response.body.kind === 'complete') {
     res.end(response.body.string);

@@ -8,7 +8,7 @@ import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
 import { startServer, type RunningServer } from '../src/server';
-import { newId, STATUS_SHARDS } from '../src/model';
+import { newId, putProduct, STATUS_SHARDS } from '../src/model';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';
 import { gqlAt, startServerProcess, type ServerProcess } from './support/processes';
@@ -19,12 +19,19 @@ const PLACE = `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { 
 const MOVE = `mutation($id: ID!, $status: OrderStatus!) { updateOrderStatus(id: $id, status: $status) { status } }`;
 const SCREEN = `query($id: ID!) { customer(id: $id) { name addresses { label city } orders(first: 10) { nodes { id totalCents } pageInfo { hasNextPage } } } }`;
 const address = (label: string) => ({ label, street: 'Calle 1', city: 'Madrid', postalCode: '28001', country: 'ES' });
-const lines = [{ sku: 'A-1', quantity: 2, unitPriceCents: 500 }, { sku: 'B-2', quantity: 1, unitPriceCents: 250 }];
+const lines = [{ sku: 'A-1', quantity: 2 }, { sku: 'B-2', quantity: 1 }];
+/** The catalog the orders are priced from: 2 × 500 + 1 × 250 = 1250. */
+async function stockCatalog(table: Table) {
+  for (const [sku, priceCents] of [['A-1', 500], ['B-2', 250]] as const) await putProduct(table, { sku, name: sku, priceCents, active: true });
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('DynamoDB faults the server survives', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack(); });
+  beforeAll(async () => {
+    stack = await startStack();
+    await stockCatalog(stack.table);
+  });
   afterAll(async () => { await stack?.close(); });
   afterEach(() => stack.engine.faults.clear());
 
@@ -69,8 +76,8 @@ describe('DynamoDB faults the server survives', () => {
     });
     const { response, wire } = await stack.measure(PLACE, { input: { customerId: customer.id, idempotencyKey: newId(), lines } });
     expect(dataOf(response).placeOrder).toMatchObject({ totalCents: 1250, lines: [{ lineNo: 1 }, { lineNo: 2 }] });
-    expect(wire.map((r) => `${r.operation}:${r.errorType ?? 'ok'}`)).toEqual(['TransactWriteItems:TransactionCanceledException', 'TransactWriteItems:ok']);
-    expect(wire[1]!.body.TransactItems).toEqual(wire[0]!.body.TransactItems);
+    expect(wire.map((r) => `${r.operation}:${r.errorType ?? 'ok'}`)).toEqual(['BatchGetItem:ok', 'TransactWriteItems:TransactionCanceledException', 'TransactWriteItems:ok']);
+    expect(wire[2]!.body.TransactItems).toEqual(wire[1]!.body.TransactItems);
   });
 
   it('finishes a BatchGetItem answered partly, retrying its UnprocessedKeys', async () => {
@@ -117,6 +124,7 @@ describe('an engine that goes away and comes back', () => {
     port = engine.port;
     const client = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
     await ensureTable(client, 'app');
+    await stockCatalog(new Table('app', client));
     server = await startServer({ table: new Table('app', client), authenticate: await testAuthenticator(), production: true, logger: pino({ level: 'silent' }), port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -184,7 +192,9 @@ describe('server processes', () => {
   let servers: ServerProcess[] = [];
   beforeAll(async () => {
     engine = await startEngine();
-    await ensureTable(createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' }), 'app');
+    const client = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
+    await ensureTable(client, 'app');
+    await stockCatalog(new Table('app', client));
     servers = await Promise.all([startServerProcess(engine.endpoint), startServerProcess(engine.endpoint)]);
   }, 60_000);
   afterAll(async () => {

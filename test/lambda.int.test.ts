@@ -8,6 +8,12 @@
  *
  * The last suite builds the deployable artifact with the Makefile that `sam build` runs and invokes
  * that bundle in a plain Node process, so the template's handler (`lambda.handler`) is what works.
+ *
+ * Production needs a way to verify tokens: this test is the identity provider (a JWKS served on
+ * loopback, test/support/jwks.ts), the handler gets `AUTH_JWKS_URL`, `AUTH_ISSUER`,
+ * `AUTH_AUDIENCE` as template.yaml gives them, and the fixtures carry `Authorization: Bearer
+ * ${TOKEN}`, replaced by a staff token signed here. Their `requestContext.authorizer` is what API
+ * Gateway's JWT authorizer adds; the handler ignores it and verifies the token itself.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +28,7 @@ import { build } from 'esbuild';
 import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
+import { cognitoClaims, signingKey, startIdentityProvider, type SigningKey, type TestIdentityProvider } from './support/jwks';
 
 type Handler = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -31,8 +38,16 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
-function fixture(name: string): APIGatewayProxyEventV2 {
-  return JSON.parse(readFileSync(join(root, 'test/fixtures/lambda', `${name}.json`), 'utf8')) as APIGatewayProxyEventV2;
+let idp: TestIdentityProvider;
+let key: SigningKey;
+let staffToken: string;
+
+/** A fixture event with `token` in its Authorization header (a staff token by default; null: no header). */
+function fixture(name: string, token: string | null = staffToken): APIGatewayProxyEventV2 {
+  const text = readFileSync(join(root, 'test/fixtures/lambda', `${name}.json`), 'utf8');
+  const event = JSON.parse(text.replaceAll('${TOKEN}', token ?? '')) as APIGatewayProxyEventV2;
+  if (token === null) delete event.headers.authorization;
+  return event;
 }
 
 let invocations = 0;
@@ -93,6 +108,9 @@ let proxy: Awaited<ReturnType<typeof countingProxy>>;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
+  key = await signingKey('RS256');
+  idp = await startIdentityProvider(key);
+  staffToken = await idp.sign(key, cognitoClaims({ staff: true, sub: '3c1f8e2a-6b0d-4f5e-9a7c-2d4b6e8f0a1c' }));
   engine = await startEngine({ host: '127.0.0.1', port: 0 });
   const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'eu-west-1' });
   await ensureTable(doc, 'lambda-app');
@@ -104,6 +122,7 @@ beforeAll(async () => {
   process.env.TABLE_NAME = 'lambda-app';
   process.env.NODE_ENV = 'production';
   process.env.AWS_REGION = 'eu-west-1';
+  Object.assign(process.env, idp.env());
   delete process.env.EXPLAIN_ENABLED;
 });
 
@@ -111,6 +130,7 @@ afterAll(async () => {
   process.env = savedEnv;
   await proxy?.close();
   await engine?.close();
+  await idp?.close();
 });
 
 describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
@@ -226,6 +246,38 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     expect(engine.wire.count()).toBe(0);
   });
 
+  it('refuses a data query without a token: 401 UNAUTHENTICATED, before any DynamoDB request', async () => {
+    engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(fixture('customer-by-email.post', null), lambdaContext()));
+    expect(statusCode).toBe(401);
+    expect(headers['www-authenticate']).toBe('Bearer');
+    expect((body as any).errors.map((error: any) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+    expect((body as any).data ?? null).toBeNull();
+    expect(engine.wire.count()).toBe(0);
+  });
+
+  it('refuses a bad token (expired, another key, tampered) with 401 and a WWW-Authenticate challenge', async () => {
+    const stranger = await signingKey('RS256', key.kid);
+    const [header, payload, signature] = staffToken.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${signature}`;
+    const bad = [
+      await idp.sign(key, cognitoClaims({ staff: true }), { expiresIn: -120 }),
+      await idp.sign(stranger, cognitoClaims({ staff: true })),
+      tampered,
+    ];
+    for (const token of bad) {
+      engine.wire.reset();
+      const event = fixture('customer-by-email.post', token);
+      const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
+      expect(statusCode).toBe(401);
+      expect(headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+      expect(headers['x-request-id']).toBe(event.requestContext.requestId);
+      expect((body as any).errors.map((error: any) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+      expect(engine.wire.count()).toBe(0);
+    }
+  });
+
   it('ignores x-explain in production unless EXPLAIN_ENABLED', async () => {
     const event = fixture('customer-by-email.get');
     event.headers['x-explain'] = '1';
@@ -290,15 +342,19 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
         AWS_REGION: 'eu-west-1',
         LOG_LEVEL: 'silent',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...idp.env(),
       },
     });
     return JSON.parse(stdout) as { exports: string[]; results: APIGatewayProxyStructuredResultV2[] };
   }
 
   it('exports lambda.handler, writes and reads through it, and answers errors as JSON', async () => {
-    const { exports, results } = await invokeBundle(['create-customer.post', 'customer-by-email.post', 'malformed-body.post', 'bad-input.post'].map(fixture));
+    const events = ['create-customer.post', 'customer-by-email.post', 'malformed-body.post', 'bad-input.post'].map((name) => fixture(name));
+    const forged = `${staffToken.slice(0, staffToken.lastIndexOf('.'))}.${Buffer.from('forged').toString('base64url')}`;
+    events.push(fixture('customer-by-email.post', null), fixture('customer-by-email.post', forged));
+    const { exports, results } = await invokeBundle(events);
     expect(exports).toEqual(['handler']);
-    const [create, read, malformed, bad] = results.map((result) => parse(result!));
+    const [create, read, malformed, bad, anonymous, forgedAnswer] = results.map((result) => parse(result!));
     expect(create!.statusCode).toBe(200);
     const customer = (create!.body as any).data.createCustomer;
     expect(customer).toEqual({ id: expect.stringMatching(ULID), name: 'Lambda Lucía', email: 'Lucia.Lambda@example.com', createdAt: expect.stringMatching(ISO) });
@@ -306,6 +362,11 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
     expect(malformed!.statusCode).toBe(400);
     expect((malformed!.body as any).errors[0].extensions.code).toBe('BAD_REQUEST');
     expect((bad!.body as any).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.email' });
+    for (const [refused, challenge] of [[anonymous, 'Bearer'], [forgedAnswer, 'Bearer error="invalid_token"']] as const) {
+      expect(refused!.statusCode).toBe(401);
+      expect(refused!.headers['www-authenticate']).toBe(challenge);
+      expect((refused!.body as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    }
   });
 
   it('never contains the embedded engine: it is not in the handler\'s import graph', async () => {

@@ -13,7 +13,7 @@ import type { Item } from '../src/dynamo/table';
 import { findMigration, migrations, migrationStatuses, RateLimiter, runMigration, type Clock, type Limiter } from '../src/migrations';
 import { migration as m0001 } from '../src/migrations/0001-order-lines-by-sku';
 import { entityOf, lineToItem, migrationKeys, migrationState, newId, orderKeys, skuKeys, type OrderLineRecord } from '../src/model';
-import { buildCustomer, customerItems, expectBadInput, expectBudget, newestFirst, type CustomerFixture, type OrderFixture } from './support/fixtures';
+import { buildCustomer, customerItems, expectBadInput, expectBudget, loadProducts, newestFirst, type CustomerFixture, type OrderFixture } from './support/fixtures';
 import { dataOf } from './support/graphql';
 import { startStack, type Stack } from './support/stack';
 
@@ -84,10 +84,24 @@ async function createCustomer(stack: Stack, name = 'Ana') {
   return dataOf(await stack.gql(CREATE, { input: { name, email: `${name.toLowerCase()}.${newId().toLowerCase()}@example.com` } })).createCustomer as { id: string; name: string };
 }
 
+/** A SKU's catalog price in these tests. */
+const priceOf = (sku: string) => 100 + [...sku].reduce((sum, c) => sum + c.charCodeAt(0), 0);
+const stocked = new WeakMap<Stack, Set<string>>();
+
+/** Puts the SKUs not yet in this stack's catalog there (placeOrder prices from it). */
+async function stock(stack: Stack, skus: readonly string[]) {
+  const known = stocked.get(stack) ?? new Set<string>();
+  stocked.set(stack, known);
+  const fresh = [...new Set(skus)].filter((sku) => !known.has(sku));
+  if (fresh.length > 0) await loadProducts(stack, fresh.map((sku) => ({ sku, priceCents: priceOf(sku) })));
+  for (const sku of fresh) known.add(sku);
+}
+
 async function placeOrder(stack: Stack, customerId: string, placedAt: string, skus: string[]) {
-  const lines = skus.map((sku, i) => ({ sku, quantity: 1 + i, unitPriceCents: 100 * (i + 1) }));
+  await stock(stack, skus);
+  const lines = skus.map((sku, i) => ({ sku, quantity: 1 + i }));
   const order = dataOf(await stack.gql(PLACE, { input: { customerId, idempotencyKey: `k-${newId()}`, placedAt, lines } })).placeOrder;
-  return { ...order, lines: lines.map((line, i): OrderLineRecord => ({ lineNo: i + 1, ...line })) } as { id: string; placedAt: string; status: string; totalCents: number; lines: OrderLineRecord[] };
+  return { ...order, lines: lines.map((line, i): OrderLineRecord => ({ lineNo: i + 1, ...line, unitPriceCents: priceOf(line.sku) })) } as { id: string; placedAt: string; status: string; totalCents: number; lines: OrderLineRecord[] };
 }
 
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
@@ -123,9 +137,10 @@ describe('orders by SKU (GSI1 on the order lines)', () => {
     const empty = await stack.gql(BY_SKU, { sku: 'LAMP-9' });
     expect(empty.data).toEqual({ ordersBySku: { nodes: [], pageInfo: { hasNextPage: false } } });
 
+    await stock(stack, ['LAMP-9', 'BOOK-1']);
     stack.engine.wire.reset();
     const order = await placeOrder(stack, ana.id, '2026-09-15T10:30:00.000Z', ['LAMP-9', 'BOOK-1']);
-    expect(stack.engine.wire.requests().map((r) => r.operation)).toEqual(['TransactWriteItems']);
+    expect(stack.engine.wire.requests().map((r) => r.operation)).toEqual(['BatchGetItem', 'TransactWriteItems']);
 
     const response = await stack.gql(BY_SKU, { sku: 'LAMP-9' });
     expect({ data: response.data, errors: response.errors }).toEqual({

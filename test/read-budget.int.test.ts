@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
+import { bearer, tokens } from './support/auth';
 import {
   ADDRESS_FIELDS,
   costOf,
@@ -102,6 +103,13 @@ describe('the customer screen', () => {
     expect(huge).toEqual(modest);
     expect(huge).toEqual({ requests: 1, waves: 1, items: 1 + MAX_ADDRESSES + 20 + 1, operations: ['Query'] });
     expect(tiny).toEqual({ requests: 1, waves: 1, items: 1 + MAX_ADDRESSES + 10, operations: ['Query'] });
+  });
+
+  it('serves `me` for a customer token with the same one Query, whatever the sign-in path', async () => {
+    const me = SCREEN.replace('query Screen($id: ID!)', 'query Me').replace('customer(id: $id)', 'me');
+    const measured = await stack.measure(me, {}, bearer(await tokens.customer(ana.customer.id)));
+    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
+    expect(measured.response.data).toEqual({ me: screenData(ana) });
   });
 
   it('serves the profile alone with one request', async () => {

@@ -73,6 +73,7 @@ describe('Seeding a table with generated data', () => {
       const items = await scanAll(target.table);
 
       expect(countBy(items, (item) => entityOf(item)?.type ?? 'UNKNOWN')).toEqual({
+        PRODUCT: 500,
         CUSTOMER: 40,
         EMAIL: 40,
         ADDRESS: result.counts.addresses,
@@ -103,6 +104,11 @@ describe('Seeding a table with generated data', () => {
         expect(lines).toHaveLength(Number(summary.lineCount));
         expect(lines.reduce((sum, line) => sum + Number(line.quantity) * Number(line.unitPriceCents), 0)).toBe(summary.totalCents);
       }
+      // Every line is of a catalogue product, at its price: placeOrder would have charged the same.
+      const catalogue = new Map(items.filter((item) => item.type === 'PRODUCT').map((item) => [item.sku, item]));
+      for (const line of items.filter((item) => item.type === 'LINE')) {
+        expect(catalogue.get(line.sku)).toMatchObject({ PK: 'CATALOG', SK: `PRODUCT#${String(line.sku)}`, priceCents: line.unitPriceCents, active: true });
+      }
     } finally {
       await target.close();
     }
@@ -121,7 +127,10 @@ describe('Seeding a table with generated data', () => {
       // Exactly the generator's items, ids included.
       expect(first).toEqual([...seedItems(options)].sort(byKey));
       const keys = new Set(first!.map((item) => `${String(item.PK)}|${String(item.SK)}`));
-      expect(other!.filter((item) => keys.has(`${String(item.PK)}|${String(item.SK)}`))).toEqual([]);
+      // The catalogue is the same for every seed (so two seeds can share a table); nothing else is shared.
+      const isCatalog = (item: Item) => item.PK === 'CATALOG';
+      expect(other!.filter(isCatalog)).toEqual(first!.filter(isCatalog));
+      expect(other!.filter((item) => !isCatalog(item) && keys.has(`${String(item.PK)}|${String(item.SK)}`))).toEqual([]);
       expect(other!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id)).not.toEqual(first!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id));
     } finally {
       await Promise.all(tables.map((t) => t.close()));
@@ -243,14 +252,15 @@ describe('Seeded data served over GraphQL', () => {
     const written = await stack.gql(
       `mutation($id: ID!) {
         putAddress(customerId: $id, input: { label: "home", street: "Calle 1", city: "Madrid", postalCode: "28001", country: "ES" }) { label }
-        placeOrder(input: { customerId: $id, idempotencyKey: "write-path-1", placedAt: "2025-11-02T10:00:00Z", lines: [{ sku: "SKU-0001", quantity: 2, unitPriceCents: 499 }] }) { id }
+        putProduct(input: { sku: "WRITE-PATH-1", name: "Written", priceCents: 499, active: true }) { sku }
+        placeOrder(input: { customerId: $id, idempotencyKey: "write-path-1", placedAt: "2025-11-02T10:00:00Z", lines: [{ sku: "SKU-0001", quantity: 2 }, { sku: "WRITE-PATH-1", quantity: 1 }] }) { id }
       }`,
       { id: customerId },
     );
     expect(written.errors).toBeUndefined();
     const orderId = written.data.placeOrder.id as string;
     const all = await stack.items();
-    const mine = (item: Item) => item.PK === `CUSTOMER#${customerId}` || item.PK === `ORDER#${orderId}` || item.customerId === customerId;
+    const mine = (item: Item) => item.PK === `CUSTOMER#${customerId}` || item.PK === `ORDER#${orderId}` || item.customerId === customerId || item.SK === 'PRODUCT#WRITE-PATH-1';
     const shapeOf = (items: Item[]) => {
       const shapes: Record<string, string[]> = {};
       for (const item of items) shapes[entityOf(item)?.type ?? 'UNKNOWN'] ??= Object.keys(item).sort();

@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, operations, type Stack } from './support/stack';
 import { CUSTOMER_FIELDS, dataOf, expectError, ORDER_FIELDS } from './support/graphql';
+import { loadProducts } from './support/fixtures';
 import { idempotencyToItem, MAX_ADDRESSES, MAX_LINES, newId, shardOf } from '../src/model';
 import type { Item } from '../src/dynamo/table';
 
 let stack: Stack;
-beforeAll(async () => { stack = await startStack(); });
+beforeAll(async () => {
+  stack = await startStack();
+  // The catalog the orders below are priced from (placeOrder takes no price from the client).
+  await loadProducts(stack, [
+    { sku: 'BOOK-1', priceCents: 1250 },
+    { sku: 'MUG-2', priceCents: 899 },
+    { sku: 'OTHER', priceCents: 1 },
+    { sku: 'A', priceCents: 100 },
+    { sku: 'PRICEY', priceCents: 100_000_000 },
+    ...Array.from({ length: MAX_LINES }, (_, i) => ({ sku: `SKU-${i}`, priceCents: 100 })),
+  ]);
+});
 afterAll(async () => { await stack?.close(); });
 
 let emailSeq = 0;
@@ -23,7 +35,7 @@ async function createCustomer(name = 'Ana', email = freshEmail()) {
 }
 
 const address = (label: string) => ({ label, street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' });
-const lines = [{ sku: 'BOOK-1', quantity: 2, unitPriceCents: 1250 }, { sku: 'MUG-2', quantity: 1, unitPriceCents: 899 }];
+const lines = [{ sku: 'BOOK-1', quantity: 2 }, { sku: 'MUG-2', quantity: 1 }];
 
 async function placeOrder(customerId: string, idempotencyKey = `key-${newId()}`, orderLines = lines) {
   return dataOf(await stack.gql(PLACE, { input: { customerId, idempotencyKey, lines: orderLines } })).placeOrder as { id: string; placedAt: string; status: string; totalCents: number };
@@ -199,12 +211,13 @@ describe('addresses', () => {
 });
 
 describe('placeOrder', () => {
-  it('writes summary, header, lines and idempotency record in one TransactWriteItems, with the total computed here', async () => {
+  it('reads the catalog prices, then writes summary, header, lines and idempotency record in one TransactWriteItems, with the total computed here', async () => {
     const customer = await createCustomer('Buyer');
     const placedAt = '2026-09-15T10:30:00Z';
     const { response, wire } = await stack.measure(PLACE, { input: { customerId: customer.id, idempotencyKey: 'order-1', lines, placedAt } });
     const order = dataOf(response).placeOrder;
-    expect(operations(wire)).toEqual(['TransactWriteItems']);
+    expect(operations(wire)).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(response.extensions?.dynamodb?.waves).toBe(2);
     expect(order).toEqual({
       id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
       placedAt: '2026-09-15T10:30:00.000Z',
@@ -219,7 +232,7 @@ describe('placeOrder', () => {
     expect(all.find((i) => i.PK === `CUSTOMER#${customer.id}` && i.SK === `ORDER#2026-09-15T10:30:00.000Z#${order.id}`))
       .toMatchObject({ GSI1PK: `STATUS#PENDING#${shardOf(order.id)}`, GSI1SK: `2026-09-15T10:30:00.000Z#${order.id}`, totalCents: 3399 });
     expect(all.filter((i) => i.PK === `ORDER#${order.id}`).map((i) => i.SK).sort()).toEqual(['LINE#0001', 'LINE#0002', 'ORDER']);
-    const record = all.find((i) => i.PK === 'IDEMPOTENCY#order-1')!;
+    const record = all.find((i) => i.PK === `IDEMPOTENCY#${customer.id}#order-1`)!;
     const now = Date.now() / 1000;
     expect(record.orderId).toBe(order.id);
     expect(record.expiresAt).toBeGreaterThan(now + 23 * 3600);
@@ -240,15 +253,15 @@ describe('placeOrder', () => {
   it('refuses the same key with another payload with CONFLICT', async () => {
     const customer = await createCustomer('Conflicted');
     await placeOrder(customer.id, 'reused-1');
-    await expectRefused('CONFLICT', () => stack.gql(PLACE, { input: { customerId: customer.id, idempotencyKey: 'reused-1', lines: [{ sku: 'OTHER', quantity: 1, unitPriceCents: 1 }] } }));
+    await expectRefused('CONFLICT', () => stack.gql(PLACE, { input: { customerId: customer.id, idempotencyKey: 'reused-1', lines: [{ sku: 'OTHER', quantity: 1 }] } }));
   });
 
   it('treats an expired idempotency record that DynamoDB has not deleted yet as absent', async () => {
     const customer = await createCustomer('Late');
-    const stale = idempotencyToItem({ key: 'expired-1', orderId: newId(), fingerprint: 'another payload', expiresAt: Math.floor(Date.now() / 1000) - 60 });
+    const stale = idempotencyToItem({ customerId: customer.id, key: 'expired-1', orderId: newId(), fingerprint: 'another payload', expiresAt: Math.floor(Date.now() / 1000) - 60 });
     await stack.load([stale]);
     const order = await placeOrder(customer.id, 'expired-1');
-    const record = (await stack.items()).find((i) => i.PK === 'IDEMPOTENCY#expired-1')!;
+    const record = (await stack.items()).find((i) => i.PK === `IDEMPOTENCY#${customer.id}#expired-1`)!;
     expect(record.orderId).toBe(order.id);
     expect(record.expiresAt).toBeGreaterThan(Date.now() / 1000);
   });
@@ -271,14 +284,16 @@ describe('placeOrder', () => {
 
   it(`takes ${MAX_LINES} lines, the most one transaction holds`, async () => {
     const customer = await createCustomer('Bulk');
-    const many = Array.from({ length: MAX_LINES }, (_, i) => ({ sku: `SKU-${i}`, quantity: 1, unitPriceCents: 100 }));
+    const many = Array.from({ length: MAX_LINES }, (_, i) => ({ sku: `SKU-${i}`, quantity: 1 }));
     const { response, wire } = await stack.measure(`mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { totalCents lines { lineNo } } }`,
       { input: { customerId: customer.id, idempotencyKey: 'bulk-1', lines: many } });
     const order = dataOf(response).placeOrder;
     expect(order.totalCents).toBe(MAX_LINES * 100);
     expect(order.lines).toHaveLength(MAX_LINES);
-    expect(operations(wire)).toEqual(['TransactWriteItems']);
-    expect(wire[0]!.body.TransactItems).toHaveLength(100);
+    // 96 distinct SKUs are still one BatchGetItem (≤ 100 keys).
+    expect(operations(wire)).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(wire[0]!.body.RequestItems.app.Keys).toHaveLength(MAX_LINES);
+    expect(wire[1]!.body.TransactItems).toHaveLength(100);
   });
 
   const bad = (patch: Record<string, unknown>) => async () => {
@@ -286,13 +301,13 @@ describe('placeOrder', () => {
     return stack.gql(PLACE, { input: { customerId: customer.id, idempotencyKey: `bad-${newId()}`, lines, ...patch } });
   };
   it.each([
-    ['a quantity of 0', { lines: [{ sku: 'A', quantity: 0, unitPriceCents: 100 }] }],
-    ['a negative quantity', { lines: [{ sku: 'A', quantity: -2, unitPriceCents: 100 }] }],
-    ['a negative price', { lines: [{ sku: 'A', quantity: 1, unitPriceCents: -1 }] }],
+    ['a quantity of 0', { lines: [{ sku: 'A', quantity: 0 }] }],
+    ['a negative quantity', { lines: [{ sku: 'A', quantity: -2 }] }],
     ['no lines', { lines: [] }],
-    [`${MAX_LINES + 1} lines (more than one transaction holds)`, { lines: Array.from({ length: MAX_LINES + 1 }, () => ({ sku: 'A', quantity: 1, unitPriceCents: 1 })) }],
-    ['a total beyond Int', { lines: [{ sku: 'A', quantity: 100000, unitPriceCents: 100000000 }] }],
-    ['a sku holding the key separator', { lines: [{ sku: 'A#B', quantity: 1, unitPriceCents: 1 }] }],
+    [`${MAX_LINES + 1} lines (more than one transaction holds)`, { lines: Array.from({ length: MAX_LINES + 1 }, () => ({ sku: 'A', quantity: 1 })) }],
+    ['a total beyond Int (at catalog prices)', { lines: [{ sku: 'PRICEY', quantity: 100000 }] }],
+    ['a sku holding the key separator', { lines: [{ sku: 'A#B', quantity: 1 }] }],
+    ['a placedAt in the future (beyond 5 minutes of clock skew)', { placedAt: new Date(Date.now() + 10 * 60_000).toISOString() }],
     ['an idempotency key holding the key separator', { idempotencyKey: 'k#1' }],
     ['an empty idempotency key', { idempotencyKey: '' }],
     ['a malformed placedAt', { placedAt: 'yesterday' }],

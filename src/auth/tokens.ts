@@ -79,7 +79,8 @@ export function principalOf(payload: JWTPayload, settings: ClaimNames & { issuer
     throw new AuthenticationFailed(`the token's ${settings.customer} claim is not a customer id`);
   }
   const groups = payload[settings.groups];
-  const staff = (Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : []).includes(settings.staffGroup);
+  // Only a list counts (Cognito always writes one): a plain string is not read as a group.
+  const staff = Array.isArray(groups) && groups.includes(settings.staffGroup);
   if (staff) return { kind: 'staff', subject, customerId: claimed };
   return { kind: 'customer', subject, customerId: claimed ?? customerIdOf(settings.issuer, subject) };
 }

@@ -38,9 +38,13 @@ export interface MeterSummary {
   waves: number;
   items: number;
   scanned: number;
+  /** Items the reads (GetItem, Query, Scan, BatchGetItem) scanned: what the cost estimate bounds. */
+  read: number;
   capacity: number;
   byOperation: Record<string, number>;
 }
+
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
 
 export class Meter {
   private readonly done: RequestRecord[] = [];
@@ -82,6 +86,7 @@ export class Meter {
       waves: this.all.reduce((max, r) => Math.max(max, r.wave), 0),
       items: this.all.reduce((n, r) => n + r.items, 0),
       scanned: this.all.reduce((n, r) => n + r.scanned, 0),
+      read: this.all.reduce((n, r) => n + (READS.has(r.operation) ? r.scanned : 0), 0),
       capacity: round(this.all.reduce((n, r) => n + r.capacity, 0)),
       byOperation,
     };

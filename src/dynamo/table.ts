@@ -83,9 +83,10 @@ export class Table {
    * Reads the items at `keys`, 100 keys a request, the calls of one round sent together, and
    * retries `UnprocessedKeys` with exponential backoff until every key is answered. Returns the
    * items found, in no particular order (missing keys are simply absent). Never returns a partial
-   * answer: it rejects after `maxRounds` rounds that still leave keys unprocessed.
+   * answer: it rejects after `maxRounds` rounds that still leave keys unprocessed. `consistent`
+   * asks for strongly consistent reads (twice the read capacity).
    */
-  async batchGet(keys: readonly Key[], options: { projection?: string; names?: Record<string, string>; maxRounds?: number } = {}): Promise<Item[]> {
+  async batchGet(keys: readonly Key[], options: { projection?: string; names?: Record<string, string>; maxRounds?: number; consistent?: boolean } = {}): Promise<Item[]> {
     const found: Item[] = [];
     let pending: Key[] = dedupeKeys(keys);
     const maxRounds = options.maxRounds ?? 10;
@@ -100,6 +101,7 @@ export class Table {
               Keys: keysOfCall,
               ...(options.projection ? { ProjectionExpression: options.projection } : {}),
               ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+              ...(options.consistent ? { ConsistentRead: true } : {}),
             },
           },
           ReturnConsumedCapacity: 'TOTAL',

@@ -2,11 +2,12 @@
  * Everything the model declares about itself, in one place for tools (the generated
  * access-pattern table, the doctor, migrations): every entity's key layout and every named access
  * pattern. Each entity module declares its own (declare.ts); importing them all here makes the
- * lists complete.
+ * lists complete. (This is the list of declared entities; the product catalog is product.ts.)
  */
 import './customer';
 import './address';
 import './order';
+import './product';
 import './status-index';
 import './sku-index';
 import './collection';

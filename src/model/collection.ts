@@ -179,12 +179,15 @@ export function planCollection(customerId: string, need: CollectionNeed): Planne
       });
     }
   } else if (need.profile || need.addresses) {
+    // The profile sorts first, then at most MAX_ADDRESSES addresses: the Limit makes that bound
+    // hold whatever the data (the cost estimate counts on it, src/cost.ts).
+    const limit = need.addresses ? 1 + MAX_ADDRESSES : 1;
     plan.push({
       pattern: 'customerHead',
       input: need.addresses
-        ? { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :profile)', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK } }
-        : { KeyConditionExpression: 'PK = :pk AND SK = :profile', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK } },
-      limit: undefined, window: undefined, readsTop: true, readsAddresses: need.addresses,
+        ? { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :profile)', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK }, Limit: limit }
+        : { KeyConditionExpression: 'PK = :pk AND SK = :profile', ExpressionAttributeValues: { ':pk': pk, ':profile': PROFILE_SK }, Limit: limit },
+      limit, window: undefined, readsTop: true, readsAddresses: need.addresses,
     });
   }
   for (const window of need.windows.filter((w) => !isNewest(w))) {

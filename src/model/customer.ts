@@ -4,7 +4,7 @@
  * | pattern            | index | key condition                                   | order       |
  * | ------------------ | ----- | ----------------------------------------------- | ----------- |
  * | customerProfile    | table | PK = CUSTOMER#<id>, SK = PROFILE                | —           |
- * | customerByEmail    | GSI1  | GSI1PK = EMAIL#<email lower-case>               | —           |
+ * | customerByEmail    | GSI1  | GSI1PK = EMAIL#<email NFKC, lower-case>         | —           |
  * | (collection reads) | table | PK = CUSTOMER#<id>, see `collection.ts`         | newest first|
  *
  * Key layout of the collection `CUSTOMER#<id>` (SK, ascending):
@@ -15,15 +15,16 @@
  * newest orders: a `Limit` bounds the customer screen however many orders exist.
  *
  * The profile carries `addressLabels` (a string set) so the address bound is enforced by a
- * condition on one item. GSI1 on the profile: GSI1PK = EMAIL#<email lower-case>, GSI1SK =
+ * condition on one item. GSI1 on the profile: GSI1PK = EMAIL#<email NFKC, lower-case>, GSI1SK =
  * CUSTOMER#<id>. Email uniqueness is guarded by a separate item (email.ts) written in the same
- * transaction.
+ * transaction. Every email key goes through `canonicalEmail` (email.ts); the profile displays
+ * the email in its NFKC form, as checkEmail returns it.
  */
 import type { Item, Table, TransactAction } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
 import { badInput, conflict, notFound } from './errors';
 import { checkId, checkText, newId, nowIso, SEP, str } from './keys';
-import { emailGuardItem, emailGuardKey } from './email';
+import { canonicalEmail, emailGuardItem, emailGuardKey } from './email';
 import { writeTransaction, writeUpdate } from './guards';
 import { cancellationReasons, failedCondition, isConditionalCheckFailed } from './transactions';
 import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
@@ -36,7 +37,7 @@ export const EMAIL_MAX = 254;
 export const customerKeys = {
   pk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
   profile: (customerId: string) => ({ PK: customerKeys.pk(customerId), SK: PROFILE_SK }),
-  gsi1pk: (email: string) => `EMAIL${SEP}${email.toLowerCase()}`,
+  gsi1pk: (email: string) => `EMAIL${SEP}${canonicalEmail(email)}`,
   gsi1sk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
   /** The customer id of a collection key, or undefined when the key is not a customer's. */
   idOf: (pk: string): string | undefined => (pk.startsWith(CUSTOMER_PREFIX) ? pk.slice(CUSTOMER_PREFIX.length) : undefined),
@@ -46,7 +47,7 @@ export const customerEntity = declareEntity({
   name: 'Customer profile',
   type: 'CUSTOMER',
   graphql: 'Customer',
-  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email lower-case>', GSI1SK: 'CUSTOMER#<customerId>' },
+  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email NFKC, lower-case>', GSI1SK: 'CUSTOMER#<customerId>' },
   matches: (item) => pkOf(item).startsWith(CUSTOMER_PREFIX) && skOf(item) === PROFILE_SK,
   requiresGsi1: true,
   gsi1Of: (item) => (typeof item.email === 'string' && typeof item.id === 'string'
@@ -57,7 +58,7 @@ export const customerEntity = declareEntity({
 
 export const customerPatterns = declarePatterns(
   { name: 'customerProfile', entity: 'Customer profile', graphql: ['Customer.name', 'Order.customer'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE', order: '—', bound: '1 item' },
-  { name: 'customerByEmail', entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: 'Limit 1' },
+  { name: 'customerByEmail', entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: 'Limit 1' },
 );
 
 // ---- codec ---------------------------------------------------------------------------------
@@ -103,9 +104,13 @@ export function checkName(value: string, field = 'input.name'): string {
   return checkText(value, field, NAME_MAX);
 }
 
-/** Trims an email and checks its shape; `#` is refused because the email stands in keys. */
+/**
+ * Returns an email in Unicode NFKC, trimmed, after checking its shape; `#` is refused because the
+ * email stands in keys. The shape is checked AFTER NFKC, which turns compatibility characters into
+ * plain ones (fullwidth `＃` into `#`, `＠` into `@`): what is checked is what the key holds.
+ */
 export function checkEmail(value: string, field = 'input.email'): string {
-  const email = checkText(value, field, EMAIL_MAX);
+  const email = checkText(value.normalize('NFKC'), field, EMAIL_MAX);
   if (!EMAIL.test(email)) throw badInput(`${field} must be an email address such as ana@example.com`, field);
   return email;
 }
@@ -122,7 +127,7 @@ export async function customerProfile(table: Table, customerId: string, consiste
   return item ? customerFromItem(item) : undefined;
 }
 
-/** customerByEmail: GSI1, case-insensitive; undefined when no customer has that email. */
+/** customerByEmail: GSI1, by the canonical email (NFKC, case-insensitive); undefined when no customer has that email. */
 export async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
   const { Items = [] } = await table.query({
     IndexName: GSI1,
@@ -141,11 +146,14 @@ export interface UpdateCustomerInput { name?: string | null | undefined; email?:
 
 /**
  * createCustomer: profile and email guard in one transaction, one request. A taken email is
- * CONFLICT and writes nothing. Returns what was written.
+ * CONFLICT and writes nothing. `options.id` makes the customer of an identity (its id is derived
+ * from the identity, src/auth/principal.ts): the profile's `attribute_not_exists` condition then
+ * allows one customer per identity, in the same transaction (CONFLICT the second time). Without
+ * it a new id is made. Returns what was written.
  */
-export async function createCustomer(table: Table, input: CreateCustomerInput): Promise<CustomerRecord> {
+export async function createCustomer(table: Table, input: CreateCustomerInput, options: { id?: string | undefined } = {}): Promise<CustomerRecord> {
   const customer: CustomerRecord = {
-    id: newId(),
+    id: options.id === undefined ? newId() : checkCustomerId(options.id),
     name: checkName(input.name),
     email: checkEmail(input.email),
     createdAt: nowIso(),
@@ -156,7 +164,9 @@ export async function createCustomer(table: Table, input: CreateCustomerInput): 
       { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
     ]);
   } catch (error) {
-    if (failedCondition(cancellationReasons(error)?.[1])) throw emailTaken(customer.email);
+    const reasons = cancellationReasons(error);
+    if (failedCondition(reasons?.[0])) throw conflict(`customer ${customer.id} already exists: an identity makes its customer once`);
+    if (failedCondition(reasons?.[1])) throw emailTaken(customer.email);
     throw error;
   }
   return customer;
@@ -183,8 +193,8 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
     const current = await customerProfile(table, customerId, true);
     if (!current) throw customerNotFound(customerId);
-    if (email.toLowerCase() === current.email.toLowerCase()) {
-      // Only the display case changes: the guard and GSI1 key stay where they are.
+    if (canonicalEmail(email) === canonicalEmail(current.email)) {
+      // Only the displayed spelling changes: the guard and GSI1 key stay where they are.
       const updated = await setProfileFields(table, customerId, { name, email }, 'GSI1PK = :gsi1pk', { ':gsi1pk': customerKeys.gsi1pk(email) });
       if (updated) return updated;
       continue;

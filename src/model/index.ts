@@ -5,6 +5,8 @@ export * from './customer';
 export * from './email';
 export * from './address';
 export * from './order';
+export * from './place-order';
+export * from './product';
 export * from './status-index';
 export * from './sku-index';
 export * from './idempotency';

@@ -1,5 +1,6 @@
 /**
  * Order: a summary in the customer's collection, and its own collection of header and lines.
+ * placeOrder, which writes them with the catalog's prices, is in place-order.ts.
  *
  * | pattern         | index | key condition                                        | order        |
  * | --------------- | ----- | ---------------------------------------------------- | ------------ |
@@ -18,22 +19,13 @@
  * keys are written with it by placeOrder; lines written before they existed got them from
  * migration 0001 (src/migrations/0001-order-lines-by-sku.ts).
  */
-import type { Item, Key, Table, TransactAction } from '../dynamo/table';
+import type { Item, Key, Table } from '../dynamo/table';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound } from './errors';
-import { checkId, checkKeyPart, checkTimestamp, newId, nowIso, num, SEP, str } from './keys';
-import { checkCustomerId, customerKeys, customerNotFound } from './customer';
-import {
-  checkIdempotencyKey,
-  epochSeconds,
-  fingerprint,
-  IDEMPOTENCY_FREE,
-  IDEMPOTENCY_TTL_SECONDS,
-  idempotencyFromItem,
-  idempotencyToItem,
-} from './idempotency';
+import { checkId, num, SEP, str } from './keys';
+import { customerKeys } from './customer';
 import { writeTransaction } from './guards';
-import { cancellationReasons, failedCondition } from './transactions';
+import { cancellationReasons } from './transactions';
 import { statusKeys } from './status-index';
 import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
 
@@ -56,10 +48,9 @@ export function canMove(from: OrderStatus, to: OrderStatus): boolean {
 export const ORDER_PREFIX = `ORDER${SEP}`;
 export const ORDER_SK = 'ORDER';
 export const LINE_PREFIX = `LINE${SEP}`;
-/** The actions of placeOrder that are not lines: customer check, idempotency record, summary, header. */
+/** The actions of placeOrder (place-order.ts) that are not lines: customer check, idempotency record, summary, header. */
 const FIXED_ACTIONS = 4;
 export const MAX_LINES = TRANSACTION_LIMIT - FIXED_ACTIONS;
-const INT_MAX = 2_147_483_647;
 
 export const orderKeys = {
   pk: (orderId: string) => `${ORDER_PREFIX}${orderId}`,
@@ -216,33 +207,13 @@ export function checkStatus(value: string, field = 'status'): OrderStatus {
   return value as OrderStatus;
 }
 
-export interface OrderLineInput { sku: string; quantity: number; unitPriceCents: number }
-export interface PlaceOrderInput {
-  customerId: string;
-  idempotencyKey: string;
-  lines: readonly OrderLineInput[];
-  placedAt?: string | null | undefined;
-}
-
-function checkLines(lines: readonly OrderLineInput[]): OrderLineRecord[] {
-  if (lines.length === 0) throw badInput('an order needs at least one line', 'input.lines');
-  if (lines.length > MAX_LINES) throw badInput(`an order holds at most ${MAX_LINES} lines, so that it is written in one transaction`, 'input.lines');
-  return lines.map((line, index) => {
-    const field = `input.lines[${index}]`;
-    if (!Number.isInteger(line.quantity) || line.quantity <= 0 || line.quantity > 100_000) {
-      throw badInput(`${field}.quantity must be an integer from 1 to 100000`, `${field}.quantity`);
-    }
-    if (!Number.isInteger(line.unitPriceCents) || line.unitPriceCents < 0 || line.unitPriceCents > 100_000_000) {
-      throw badInput(`${field}.unitPriceCents must be an integer from 0 to 100000000`, `${field}.unitPriceCents`);
-    }
-    return { lineNo: index + 1, sku: checkKeyPart(line.sku, `${field}.sku`, SKU_MAX), quantity: line.quantity, unitPriceCents: line.unitPriceCents };
-  });
-}
-
 // ---- access patterns -----------------------------------------------------------------------
 
 /** orderDetail: header and lines in one Query; undefined when there is no such order. */
 export async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
+  // At most the header and MAX_LINES lines, whatever the data: the read bound the cost estimate
+  // (src/cost.ts) admits `order(id)` with. placeOrder never writes more lines than that.
+  const bound = 1 + MAX_LINES;
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -250,11 +221,12 @@ export async function orderDetail(table: Table, orderId: string, consistent = fa
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
       ConsistentRead: consistent,
+      Limit: bound - items.length,
       ExclusiveStartKey: start,
     });
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
-  } while (start);
+  } while (start && items.length < bound);
   return orderFromCollection(items);
 }
 
@@ -271,64 +243,6 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
 
 // ---- writes --------------------------------------------------------------------------------
 
-/**
- * placeOrder: customer check, order summary, header, lines (with their SKU index keys) and
- * idempotency record in one TransactWriteItems, one request. The total is computed here. The same
- * key with the same payload returns the order it produced (also when replayed concurrently: the
- * losers read the winner's order); with another payload it is CONFLICT. NOT_FOUND for a missing
- * customer. An order too large for one transaction is BAD_USER_INPUT before anything is sent.
- */
-export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<OrderRecord> {
-  const customerId = checkCustomerId(input.customerId, 'input.customerId');
-  const key = checkIdempotencyKey(input.idempotencyKey);
-  const lines = checkLines(input.lines);
-  const requestedAt = input.placedAt == null ? undefined : checkTimestamp(input.placedAt, 'input.placedAt');
-  const totalCents = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
-  if (totalCents > INT_MAX) throw badInput(`the order total must be at most ${INT_MAX} cents`, 'input.lines');
-
-  const digest = fingerprint({ customerId, lines, placedAt: requestedAt ?? null });
-  const order: OrderRecord = {
-    id: newId(),
-    customerId,
-    placedAt: requestedAt ?? nowIso(),
-    status: 'PENDING',
-    totalCents,
-    lineCount: lines.length,
-    lines,
-  };
-  const now = epochSeconds();
-  const actions: TransactAction[] = [
-    { ConditionCheck: { Key: customerKeys.profile(customerId), ConditionExpression: 'attribute_exists(PK)' } },
-    {
-      Put: {
-        Item: idempotencyToItem({ key, orderId: order.id, fingerprint: digest, expiresAt: now + IDEMPOTENCY_TTL_SECONDS }),
-        ConditionExpression: IDEMPOTENCY_FREE,
-        ExpressionAttributeValues: { ':now': now },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    { Put: { Item: summaryToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: headerToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-    ...lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
-  ];
-  try {
-    await writeTransaction(table, actions);
-    return order;
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    const held = failedCondition(reasons[1]) && reasons[1]?.Item ? idempotencyFromItem(reasons[1].Item, now) : undefined;
-    if (held) {
-      if (held.fingerprint !== digest) throw conflict(`idempotencyKey ${key} was already used for another order`, 'input.idempotencyKey');
-      const existing = await orderDetail(table, held.orderId, true);
-      if (!existing) throw new Error(`idempotency record ${key} names order ${held.orderId}, which does not exist`);
-      return existing;
-    }
-    if (failedCondition(reasons[0])) throw customerNotFound(customerId);
-    throw error;
-  }
-}
-
 const STATUS_ATTEMPTS = 5;
 
 /**
@@ -336,14 +250,16 @@ const STATUS_ATTEMPTS = 5;
  * header, the summary and the summary's GSI1 key in one transaction conditioned on the status it
  * read. A racing move makes it read again and re-check, so every copy always agrees and no
  * forbidden move ever lands. NOT_FOUND for a missing order, CONFLICT for a forbidden move.
+ * `options.ownedBy` restricts the move to that customer's orders: another's reads as missing
+ * (NOT_FOUND), so a caller learns nothing of orders that are not its own.
  */
-export async function updateOrderStatus(table: Table, id: string, status: string): Promise<OrderRecord> {
+export async function updateOrderStatus(table: Table, id: string, status: string, options: { ownedBy?: string | undefined } = {}): Promise<OrderRecord> {
   const orderId = checkOrderId(id);
   const to = checkStatus(status);
   for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
     const item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
-    if (!item) throw notFound(`no order with id ${orderId}`);
-    const current = orderFromItem(item);
+    const current = item ? orderFromItem(item) : undefined;
+    if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy)) throw notFound(`no order with id ${orderId}`);
     if (!canMove(current.status, to)) {
       throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
     }

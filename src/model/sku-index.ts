@@ -25,7 +25,7 @@ import { GSI1 } from '../dynamo/definition';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
 import { declarePatterns } from './declare';
 import { checkKeyPart, SEP } from './keys';
-import { isStatusSk, orderFromItem, orderKeys, SKU_MAX, skuKeys, type OrderRecord } from './order';
+import { isStatusSk, MAX_LINES, orderFromItem, orderKeys, SKU_MAX, skuKeys, type OrderRecord } from './order';
 
 export const skuIndexPatterns = declarePatterns(
   {
@@ -36,7 +36,7 @@ export const skuIndexPatterns = declarePatterns(
     operation: 'Query',
     keyCondition: 'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; wave 1 of 2, then orderHeaders',
     order: 'newest first',
-    bound: 'Limit first + 1 lines (one more Query when orders repeat the SKU)',
+    bound: 'Limit first + 1 lines, more Queries when orders repeat the SKU, ≤ (first + 1) × 96 lines in all: skuPageReadBound',
   },
   {
     name: 'orderHeaders',
@@ -66,10 +66,20 @@ export async function ordersBySku(table: Table, sku: string, args: { first?: num
   const scope = cursorScope(checked);
   const after = args.after == null ? undefined : decodeSkuCursor(args.after, scope);
 
-  const positions = await orderPositions(table, checked, after, first + 1);
+  const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
   const taken = positions.slice(0, first);
   const orders = await readHeaders(table, taken.map(orderIdOf));
   return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
+}
+
+/**
+ * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_LINES` index
+ * entries (an order holds at most MAX_LINES lines, so that many entries always name `first + 1`
+ * orders; `orderPositions` never reads past it) and `first` headers. The cost estimate
+ * (src/cost.ts) charges exactly this.
+ */
+export function skuPageReadBound(first: number): number {
+  return (first + 1) * MAX_LINES + first;
 }
 
 /** The most lines one continuation Query asks for. */
@@ -81,12 +91,18 @@ const CONTINUATION_LIMIT = 1000;
  * more than it needs); a continuation starts below the last order read (its other lines may
  * follow, and must be skipped) and asks for the missing orders times the lines per order seen.
  * Reading a few orders too many costs nothing but their index entries: the caller slices.
+ *
+ * `budget` caps the index entries read in all (every Query's Limit is at most what is left of
+ * it), so a page never reads more than the estimate it was admitted with. The caller passes
+ * `wanted × MAX_LINES`: the lines read belong to the orders found, at most MAX_LINES each, so
+ * while fewer than `wanted` orders are found at most `(wanted − 1) × MAX_LINES` are spent, and
+ * what is left always suffices for the missing ones. The budget never cuts a page short.
  */
-async function orderPositions(table: Table, sku: string, before: string | undefined, wanted: number): Promise<string[]> {
+async function orderPositions(table: Table, sku: string, before: string | undefined, wanted: number, budget: number): Promise<string[]> {
   const positions: string[] = [];
   let bound = before;
   let linesRead = 0;
-  for (;;) {
+  while (linesRead < budget) {
     const missing = wanted - positions.length;
     const perOrder = positions.length === 0 ? 1 : linesRead / positions.length;
     const page = await table.query({
@@ -94,7 +110,7 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
       KeyConditionExpression: bound === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :before',
       ExpressionAttributeValues: { ':pk': skuKeys.gsi1pk(sku), ...(bound === undefined ? {} : { ':before': bound }) },
       ScanIndexForward: false,
-      Limit: Math.min(CONTINUATION_LIMIT, Math.max(missing, Math.ceil(missing * perOrder))),
+      Limit: Math.min(CONTINUATION_LIMIT, budget - linesRead, Math.max(missing, Math.ceil(missing * perOrder))),
     });
     const items = page.Items ?? [];
     linesRead += items.length;
@@ -106,6 +122,7 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
     if (!page.LastEvaluatedKey || items.length === 0 || positions.length >= wanted) return positions;
     bound = positions.at(-1);
   }
+  return positions;
 }
 
 /** The headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */

@@ -55,7 +55,7 @@ export const statusKeys = {
 };
 
 export const statusIndexPatterns = declarePatterns(
-  { name: 'ordersByStatus', entity: 'Order summary', graphql: ['Query.ordersByStatus'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave', order: 'newest first', bound: 'first + 1 per shard' },
+  { name: 'ordersByStatus', entity: 'Order summary', graphql: ['Query.ordersByStatus'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave', order: 'newest first', bound: 'per shard ≤ W + p (W = first + 1, p = min(W, ⌈W / shards⌉ + 8)): statusPageReadBound' },
 );
 
 /** Where a shard stands between pages: not started, after a key, or exhausted. */
@@ -67,6 +67,25 @@ type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string>
  * shard would read (and parse) `shards` times what the page needs.
  */
 const SHARD_MARGIN = 8;
+
+/** `first + 1` (to tell `hasNextPage`) and what each shard is asked for in one wave. */
+function shardPlan(first: number): { wanted: number; perShard: number } {
+  const wanted = first + 1;
+  return { wanted, perShard: Math.min(wanted, Math.ceil(wanted / STATUS_SHARDS) + SHARD_MARGIN) };
+}
+
+/**
+ * The most index items one page of `first` reads, whatever the data: `STATUS_SHARDS × (W + p)`
+ * with W = first + 1 and p the per-wave share. Why: a shard is read again only while its oldest
+ * item read is newer than the page's W-th item (or fewer than W items were read in all), so before
+ * its last wave it holds at most W − 1 items, and a wave adds at most p. `ordersByStatus` also
+ * stops reading a shard at W + p items, so the bound holds even if that argument were wrong.
+ * The cost estimate (src/cost.ts) charges exactly this.
+ */
+export function statusPageReadBound(first: number): number {
+  const { wanted, perShard } = shardPlan(first);
+  return STATUS_SHARDS * (wanted + perShard);
+}
 
 /** What has been read of one shard in this call. */
 interface ShardRead {
@@ -92,19 +111,23 @@ export async function ordersByStatus(table: Table, status: string, args: { first
     exhausted: position.kind === 'done',
   }));
 
-  const wanted = first + 1;
-  const perShard = Math.min(wanted, Math.ceil(wanted / STATUS_SHARDS) + SHARD_MARGIN);
+  const { wanted, perShard } = shardPlan(first);
+  // Per shard, never more than the estimate this page was admitted with (statusPageReadBound).
+  const shardBudget = wanted + perShard;
   let merged: Array<{ item: Item; shard: number }> = [];
   let pending = reads.map((_, shard) => shard).filter((shard) => !reads[shard]!.exhausted);
   while (pending.length > 0) {
-    await Promise.all(pending.map((shard) => readShard(table, statusKeys.gsi1pk(checked, shard), reads[shard]!, perShard)));
+    await Promise.all(pending.map((shard) => {
+      const read = reads[shard]!;
+      return readShard(table, statusKeys.gsi1pk(checked, shard), read, Math.min(perShard, shardBudget - read.items.length));
+    }));
     merged = reads
       .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
       .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
     const cut = merged.length >= wanted ? String(merged[wanted - 1]!.item.GSI1SK) : undefined;
     pending = pending.filter((shard) => {
       const read = reads[shard]!;
-      return !read.exhausted && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
+      return !read.exhausted && read.items.length < shardBudget && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
     });
   }
 

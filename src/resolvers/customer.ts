@@ -1,5 +1,7 @@
 import type { CustomerResolvers, MutationResolvers, QueryResolvers } from './types.generated';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context';
+import { ownCustomerId } from '../auth';
 import {
   checkCustomerId,
   checkEmail,
@@ -15,11 +17,11 @@ import { primeNewCustomer, primeProfile } from '../loaders';
 import { customerNeed, windowNeed } from './lookahead';
 
 export const customerQueries: QueryResolvers = {
-  async customer(_root, { id }, ctx, info) {
-    const customerId = checkCustomerId(id);
-    const view = await ctx.loaders.customers.load({ customerId, need: customerNeed(info, customerId) });
-    return view ? { id: customerId, profile: view.profile } : null;
+  me: (_root, _args, ctx, info) => {
+    const customerId = ownCustomerId(ctx.principal);
+    return customerId === undefined ? null : customerById(customerId, ctx, info);
   },
+  customer: (_root, { id }, ctx, info) => customerById(checkCustomerId(id), ctx, info),
 
   async customerByEmail(_root, { email }, ctx, info) {
     const profile = await customerByEmail(ctx.table, checkEmail(email, 'email'));
@@ -33,7 +35,9 @@ export const customerQueries: QueryResolvers = {
 
 export const customerMutations: MutationResolvers = {
   async createCustomer(_root, { input }, ctx) {
-    const customer = await createCustomer(ctx.table, input);
+    // A customer makes its own (the id its identity names); staff make anyone's.
+    const id = ctx.principal.kind === 'customer' ? ctx.principal.customerId : undefined;
+    const customer = await createCustomer(ctx.table, input, { id });
     primeNewCustomer(ctx.loaders, customer);
     return { id: customer.id, profile: customer };
   },
@@ -66,6 +70,12 @@ export const Customer: CustomerResolvers = {
     return view?.pages[0] ?? vanished(customer.id);
   },
 };
+
+/** A customer and whatever the selection below wants of its collection, in one batch with its peers. */
+async function customerById(customerId: string, ctx: Context, info: GraphQLResolveInfo): Promise<CustomerRef | null> {
+  const view = await ctx.loaders.customers.load({ customerId, need: customerNeed(info, customerId) });
+  return view ? { id: customerId, profile: view.profile } : null;
+}
 
 /** The profile of a customer reference: at hand, or from the request's collection memo. */
 async function profileOf(customer: CustomerRef, ctx: Context): Promise<CustomerRecord> {

@@ -1,6 +1,7 @@
 import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
-import { checkOrderId, ordersBySku, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
+import { badInput, checkOrderId, ordersBySku, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
 import { primeOrder } from '../loaders';
+import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
 
 export const orderQueries: QueryResolvers = {
@@ -12,13 +13,19 @@ export const orderQueries: QueryResolvers = {
 };
 
 export const orderMutations: MutationResolvers = {
+  // A customer orders for itself: customerId defaults to its own (src/schema/access.ts refuses
+  // another's). Staff order for anyone, so staff must name the customer.
   async placeOrder(_root, { input }, ctx) {
-    const order = await placeOrder(ctx.table, input);
+    const customerId = input.customerId ?? (ctx.principal.kind === 'staff' ? undefined : ownCustomerId(ctx.principal));
+    if (customerId == null) throw badInput('input.customerId is required: staff order for a customer they name', 'input.customerId');
+    const order = await placeOrder(ctx.table, { ...input, customerId });
     primeOrder(ctx.loaders, order);
     return order;
   },
 
-  updateOrderStatus: (_root, { id, status }, ctx) => updateOrderStatus(ctx.table, id, status),
+  // Staff move any order; a customer (allowed only to cancel, src/schema/access.ts) only its own.
+  updateOrderStatus: (_root, { id, status }, ctx) =>
+    updateOrderStatus(ctx.table, id, status, { ownedBy: ctx.principal.kind === 'staff' ? undefined : (ownCustomerId(ctx.principal) ?? 'nobody') }),
 };
 
 export const Order: OrderResolvers = {

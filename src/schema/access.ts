@@ -66,6 +66,9 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
     order: { who: 'signed in', filter: ownOrderOrNull },
     ordersByStatus: staff,
     ordersBySku: staff,
+    // The catalog is public to anyone signed in; only staff change it.
+    product: signedIn,
+    products: signedIn,
   },
   Mutation: {
     createCustomer: signedIn,
@@ -86,6 +89,7 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
       who: 'owner or staff',
       check: (principal, { status }) => (principal.kind === 'staff' || status === 'CANCELLED' ? undefined : forbidden('only staff move an order on; you may cancel yours', 'status')),
     },
+    putProduct: staff,
   },
   Customer: all('id', 'name', 'email', 'createdAt', 'addresses', 'orders'),
   Address: all('label', 'street', 'city', 'postalCode', 'country'),
@@ -94,6 +98,9 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
   OrderConnection: all('nodes', 'edges', 'pageInfo'),
   OrderEdge: all('cursor', 'node'),
   PageInfo: all('hasNextPage', 'endCursor'),
+  Product: all('sku', 'name', 'priceCents', 'active'),
+  ProductConnection: all('nodes', 'edges', 'pageInfo'),
+  ProductEdge: all('cursor', 'node'),
 };
 
 export const ROOT_TYPES = ['Query', 'Mutation'] as const;
@@ -125,7 +132,25 @@ function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): G
     if (rule.who === 'staff' && principal.kind !== 'staff') throw forbidden(`${info.parentType.name}.${info.fieldName} is for staff only`);
     const refusal = rule.check?.(principal, args);
     if (refusal) throw refusal;
-    const result = await resolve(root, args, ctx, info);
-    return rule.filter ? rule.filter(principal, result) : result;
+    if (principal.kind === 'staff') return resolve(root, args, ctx, info);
+    try {
+      const result = await resolve(root, args, ctx, info);
+      const shown = rule.filter ? rule.filter(principal, result) : result;
+      if (shown === null && rule.filter) hidePlan(ctx);
+      return shown;
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.NOT_FOUND) hidePlan(ctx);
+      throw error;
+    }
   };
+}
+
+/**
+ * A result that reads as missing must read as missing everywhere, the request plan included: the
+ * plan of a read that found another customer's order would show the items it read. So a
+ * non-staff answer that is null by a filter, or NOT_FOUND, carries no plan, whether the thing was
+ * missing or someone else's (both look alike).
+ */
+function hidePlan(ctx: Context): void {
+  ctx.explain = false;
 }

@@ -1,24 +1,37 @@
 /**
- * Demo data for `npm start` on the embedded engine: a few customers with addresses and months of
- * orders in every status, written through the model's own write path (the same transactions a
- * client's mutations make), so what Sandbox shows is what the product writes.
+ * Demo data for `npm start` on the embedded engine: a small catalog, a few customers with
+ * addresses and months of orders in every status, written through the model's own write path
+ * (the same requests a client's mutations make), so what Sandbox shows is what the product writes.
+ * Orders name SKUs and quantities; their prices come from the catalog, as a client's do.
  */
 import type { Table } from '../dynamo/table';
-import { createCustomer, placeOrder, putAddress, updateOrderStatus, type OrderStatus } from '../model';
+import { createCustomer, placeOrder, putAddress, putProduct, updateOrderStatus, type OrderStatus, type ProductInput } from '../model';
 
+/** The demo customer whose token `npm start` prints. */
+export const DEMO_CUSTOMER_EMAIL = 'ana@example.com';
 const PEOPLE = [
   { name: 'Ana García', email: 'ana@example.com', city: 'Madrid', country: 'ES' },
   { name: 'Bruno Costa', email: 'bruno@example.com', city: 'Lisboa', country: 'PT' },
   { name: 'Chloé Martin', email: 'chloe@example.com', city: 'Lyon', country: 'FR' },
   { name: 'Dmitri Ivanov', email: 'dmitri@example.com', city: 'Berlin', country: 'DE' },
 ];
-const SKUS = ['BOOK-001', 'MUG-002', 'TEE-003', 'PEN-004', 'LAMP-005'];
+const CATALOG: ProductInput[] = [
+  { sku: 'BOOK-001', name: 'Designing Data-Intensive Applications', priceCents: 4299, active: true },
+  { sku: 'MUG-002', name: 'Single-table mug', priceCents: 1250, active: true },
+  { sku: 'TEE-003', name: 'Partition key T-shirt', priceCents: 1999, active: true },
+  { sku: 'PEN-004', name: 'Sort key pen', priceCents: 499, active: true },
+  { sku: 'LAMP-005', name: 'Hot partition lamp', priceCents: 3450, active: true },
+  // Shown in `products`, refused by placeOrder.
+  { sku: 'FAX-006', name: 'Fax machine', priceCents: 9900, active: false },
+];
+const SKUS = CATALOG.filter((product) => product.active).map((product) => product.sku);
 const PATHS: OrderStatus[][] = [[], ['PAID'], ['PAID', 'SHIPPED'], ['PAID', 'SHIPPED', 'DELIVERED'], ['CANCELLED']];
 
 /** Writes the demo data; returns the ids it created. Deterministic in shape, not in ids. */
 export async function loadDemoData(table: Table, now = new Date()): Promise<{ customers: string[]; orders: number }> {
   const customers: string[] = [];
   let orders = 0;
+  for (const product of CATALOG) await putProduct(table, product);
   for (const [i, person] of PEOPLE.entries()) {
     const customer = await createCustomer(table, { name: person.name, email: person.email });
     customers.push(customer.id);
@@ -34,7 +47,6 @@ export async function loadDemoData(table: Table, now = new Date()): Promise<{ cu
         lines: Array.from({ length: 1 + ((n + i) % 3) }, (_, k) => ({
           sku: SKUS[(n + k + i) % SKUS.length] as string,
           quantity: 1 + ((n + k) % 4),
-          unitPriceCents: 499 + 250 * ((n * 7 + k) % 9),
         })),
       });
       orders++;

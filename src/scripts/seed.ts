@@ -74,7 +74,7 @@ function render(result: SeedResult): string {
   const { counts, write } = result;
   const n = (value: number) => Math.round(value).toLocaleString('en-US');
   return [
-    `seed ${result.seed}: ${n(counts.customers)} customers (${n(counts.addresses)} addresses, ${n(counts.customers)} email guards), ${n(counts.orders)} orders (${n(counts.lines)} lines)`,
+    `seed ${result.seed}: ${n(counts.products)} products, ${n(counts.customers)} customers (${n(counts.addresses)} addresses, ${n(counts.customers)} email guards), ${n(counts.orders)} orders (${n(counts.lines)} lines)`,
     `wrote ${n(write.items)} items in ${result.writeSeconds.toFixed(1)} s: ${n(result.itemsPerSecond)} items/s, ${n(result.ordersPerSecond)} orders/s`,
     `${n(write.requests)} BatchWriteItem calls (${n(write.retries)} retries of ${n(write.unprocessed)} unprocessed items), ${n(write.capacity)} WCU reported`,
     ...(result.tableWasEmpty ? [] : ['note: the table already held items; seeding added to them (the same seed rewrites the same items)']),

@@ -1,8 +1,9 @@
 /**
- * Generated data for `npm run seed`: customers, addresses and orders, deterministic for a seed,
- * built into items by the model's own codecs (`profileToItem`, `emailGuardItem`, `addressToItem`,
- * `summaryToItem`, `headerToItem`, `indexedLineToItem`), exactly as the write path stores them
- * (lines with their SKU index keys, as placeOrder writes them).
+ * Generated data for `npm run seed`: a product catalog, customers, addresses and orders,
+ * deterministic for a seed, built into items by the model's own codecs (`productToItem`,
+ * `profileToItem`, `emailGuardItem`, `addressToItem`, `summaryToItem`, `headerToItem`,
+ * `indexedLineToItem`), exactly as the write path stores them (lines with their SKU index keys,
+ * as placeOrder writes them).
  *
  * Determinism: every random draw comes from a seeded stream (tools/random.ts), and every id is a
  * ULID-shaped id made from the entity's own timestamp (`createdAt`, `placedAt`) and that stream,
@@ -21,7 +22,10 @@
  *   (a growing shop), and its status follows its age along the status machine: recent orders
  *   are PENDING or PAID, then SHIPPED, then DELIVERED; some PENDING or PAID ones are CANCELLED;
  * - 1..12 lines (about 2.2 on average) of a 500-SKU catalogue whose popularity is skewed, each
- *   SKU with a fixed price; `totalCents` and `lineCount` are computed as `placeOrder` does.
+ *   SKU with a fixed price; `totalCents` and `lineCount` are computed as `placeOrder` does;
+ * - when there are orders, the catalogue itself: 500 active products `SKU-0000`..`SKU-0499`
+ *   (`PK = CATALOG`) at the prices the lines carry, so `placeOrder` works against seeded data.
+ *   The catalogue does not depend on the seed: two seeds loaded into one table agree on it.
  *
  * Not generated: idempotency records. `placeOrder` writes one per order with a 24-hour TTL;
  * generated orders are back-dated, so theirs would long have expired (Amazon would delete them;
@@ -30,6 +34,7 @@
 import {
   addressToItem,
   emailGuardItem,
+  productToItem,
   headerToItem,
   indexedLineToItem,
   MAX_ADDRESSES,
@@ -40,6 +45,7 @@ import {
   type OrderLineRecord,
   type OrderRecord,
   type OrderStatus,
+  type ProductRecord,
 } from '../model';
 import type { Item } from '../dynamo/table';
 import { intBetween, pick, seededRandom, shuffle, ulidAt, weighted, type Random } from './random';
@@ -158,30 +164,44 @@ export function customerItems(seeded: SeededCustomer): Item[] {
   return items;
 }
 
-/** Every generated item, in write order. */
+/** Every generated item, in write order: the catalogue (when there are orders), then each customer's. */
 export function* seedItems(options: SeedDataOptions): Generator<Item> {
+  for (const product of seededCatalogue(options)) yield productToItem(product);
   for (const seeded of seededCustomers(options)) yield* customerItems(seeded);
 }
 
+/** The products the generated orders draw from: the whole catalogue, or none when there are no orders. */
+export function seededCatalogue(options: SeedDataOptions): ProductRecord[] {
+  if (resolveSeedOptions(options).orders === 0) return [];
+  return Array.from({ length: CATALOGUE_SIZE }, (_, n): ProductRecord => ({
+    sku: seededSku(n),
+    name: `${PRODUCT_NAMES[n % PRODUCT_NAMES.length]} ${String(n).padStart(4, '0')}`,
+    priceCents: seededPrice(n),
+    active: true,
+  }));
+}
+
 export interface SeedCounts {
+  /** Catalogue products (500 when there are orders, else 0). */
+  products: number;
   customers: number;
   addresses: number;
   orders: number;
   lines: number;
-  /** All items: profiles, email guards, addresses, summaries, headers, lines. */
+  /** All items: products, profiles, email guards, addresses, summaries, headers, lines. */
   items: number;
 }
 
 /** What `seedItems` will produce, counted without keeping it (a dry run of the generator). */
 export function countSeedItems(options: SeedDataOptions): SeedCounts {
-  const counts: SeedCounts = { customers: 0, addresses: 0, orders: 0, lines: 0, items: 0 };
+  const counts: SeedCounts = { products: seededCatalogue(options).length, customers: 0, addresses: 0, orders: 0, lines: 0, items: 0 };
   for (const seeded of seededCustomers(options)) {
     counts.customers += 1;
     counts.addresses += seeded.addresses.length;
     counts.orders += seeded.orders.length;
     for (const order of seeded.orders) counts.lines += order.lines.length;
   }
-  counts.items = 2 * counts.customers + counts.addresses + 2 * counts.orders + counts.lines;
+  counts.items = counts.products + 2 * counts.customers + counts.addresses + 2 * counts.orders + counts.lines;
   return counts;
 }
 
@@ -194,6 +214,11 @@ const STREETS = ['Calle Mayor', 'Rua Augusta', 'Rue de la République', 'Hauptst
 const CITIES: ReadonlyArray<readonly [string, string]> = [['Madrid', 'ES'], ['Barcelona', 'ES'], ['Lisboa', 'PT'], ['Porto', 'PT'], ['Lyon', 'FR'], ['Paris', 'FR'], ['Berlin', 'DE'], ['Hamburg', 'DE'], ['Milano', 'IT'], ['Dublin', 'IE']];
 const CATALOGUE_SIZE = 500;
 const MAX_SEEDED_LINES = 12;
+const PRODUCT_NAMES = ['Notebook', 'Mug', 'T-shirt', 'Pen', 'Lamp', 'Backpack', 'Poster', 'Cap', 'Sticker pack', 'Bottle'];
+
+/** SKU n of the catalogue, and its fixed price (what every line of it is charged). */
+const seededSku = (n: number) => `SKU-${String(n).padStart(4, '0')}`;
+const seededPrice = (n: number) => (((n * 7919) % 200) + 1) * 100 - 1;
 
 function seededCustomer(options: Resolved, index: number, orderCount: number): SeededCustomer {
   const random = seededRandom(`${options.seed}:customer:${index}`);
@@ -234,9 +259,9 @@ function seededOrder(random: Random, customerId: string, createdAtMs: number, un
     const sku = Math.floor(CATALOGUE_SIZE * random() ** 2); // popular SKUs first
     return {
       lineNo: k + 1,
-      sku: `SKU-${String(sku).padStart(4, '0')}`,
+      sku: seededSku(sku),
       quantity: weighted(random, [[1, 70], [2, 20], [3, 6], [4, 2], [5, 2]]),
-      unitPriceCents: (((sku * 7919) % 200) + 1) * 100 - 1,
+      unitPriceCents: seededPrice(sku),
     };
   });
   return {

@@ -49,7 +49,7 @@ describe('write guards', () => {
   });
 
   it('lets only idempotency records carry the TTL attribute', () => {
-    expect(() => guardItem(idempotencyToItem({ key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 }))).not.toThrow();
+    expect(() => guardItem(idempotencyToItem({ customerId: newId(), key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 }))).not.toThrow();
     expect(() => guardItem({ ...profileToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records may expire/);
     expect(() => guardActions([{ Update: { Key: customerKeys.profile(customer.id), UpdateExpression: 'SET expiresAt = :t', ExpressionAttributeValues: { ':t': 1 } } }]))
       .toThrow(/only idempotency records may expire/);

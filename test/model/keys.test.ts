@@ -11,6 +11,7 @@ import {
   idempotencyKeys,
   newId,
   orderKeys,
+  productKeys,
 } from '../../src/model';
 
 const codeOf = (fn: () => unknown) => {
@@ -49,7 +50,9 @@ describe('the key grammar', () => {
     expect(orderKeys.header(id)).toEqual({ PK: `ORDER#${id}`, SK: 'ORDER' });
     expect(orderKeys.line(id, 7)).toEqual({ PK: `ORDER#${id}`, SK: 'LINE#0007' });
     expect(emailGuardKey('Ana@Example.com')).toEqual({ PK: 'EMAIL#ana@example.com', SK: 'EMAIL' });
-    expect(idempotencyKeys.key('k-1')).toEqual({ PK: 'IDEMPOTENCY#k-1', SK: 'IDEMPOTENCY' });
+    expect(emailGuardKey('\u212Aate@Example.com')).toEqual({ PK: 'EMAIL#kate@example.com', SK: 'EMAIL' });
+    expect(idempotencyKeys.key(id, 'k-1')).toEqual({ PK: `IDEMPOTENCY#${id}#k-1`, SK: 'IDEMPOTENCY' });
+    expect(productKeys.key('MUG-1')).toEqual({ PK: 'CATALOG', SK: 'PRODUCT#MUG-1' });
   });
 });
 
@@ -75,6 +78,9 @@ describe('input validation', () => {
     expect(checkEmail(' ana@example.com ')).toBe('ana@example.com');
     expect(codeOf(() => checkEmail('ana@example'))).toBe('BAD_USER_INPUT');
     expect(codeOf(() => checkEmail('a#na@example.com'))).toBe('BAD_USER_INPUT');
+    // Checked after NFKC: compatibility forms become what they look like, then the shape is checked.
+    expect(checkEmail('\u212Aate＠example.com')).toBe('Kate@example.com');
+    expect(codeOf(() => checkEmail('a＃na@example.com'))).toBe('BAD_USER_INPUT');
   });
 
   it('refuses an address label holding the key separator', () => {

@@ -16,6 +16,7 @@ import {
   indexedLineToItem,
   newId,
   orderKeys,
+  productToItem,
   profileToItem,
   summaryToItem,
   type AddressRecord,
@@ -162,6 +163,14 @@ export class World {
     if (!fixture) throw new Error(`no fixture customer ${order.customerId}`);
     return fixture.customer;
   }
+}
+
+/**
+ * Puts products straight into the catalog (active unless said otherwise), so placeOrder can price
+ * orders of their SKUs. Tests of putProduct itself use the mutation.
+ */
+export async function loadProducts(stack: Stack, products: ReadonlyArray<{ sku: string; priceCents: number; name?: string; active?: boolean }>): Promise<void> {
+  await loadItems(stack, products.map((p) => productToItem({ sku: p.sku, name: p.name ?? `Product ${p.sku}`, priceCents: p.priceCents, active: p.active ?? true })));
 }
 
 /** `stack.load` in a few parallel streams: 10,000 items in a handful of seconds. */

@@ -11,6 +11,9 @@ import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
 import { startServer, type RunningServer } from '../../src/server';
 import { bearer, testAuthenticator, tokens } from './auth';
+import type { Authenticate } from '../../src/auth';
+import type { QuotaSettings } from '../../src/limits';
+import type { TrustedDocuments } from '../../src/documents';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -32,7 +35,7 @@ export interface Stack {
    */
   gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse<T>>;
   /** Sends one operation and returns its response with the DynamoDB requests it caused on the wire. */
-  measure<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
+  measure<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
   /** Every item of the table (a Scan), for before/after comparisons. */
   items(): Promise<Item[]>;
   /** Writes items straight to the table, 25 a BatchWriteItem, for large fixtures. */
@@ -47,6 +50,17 @@ export interface StackOptions {
   /** Where the server's JSON log lines go (silent when absent). */
   log?: (line: Record<string, unknown>) => void;
   tableName?: string;
+  /** How the server authenticates (default: the dev issuer of test/support/auth.ts). */
+  authenticate?: Authenticate;
+  /** Browser origins the server allows (CORS); none when absent. */
+  corsOrigins?: readonly string[];
+  /**
+   * Per-principal quotas (src/limits.ts). Default: practically unlimited, so suites that send
+   * many operations as one staff token are not throttled; quota tests pass small ones.
+   */
+  quotas?: Partial<QuotaSettings>;
+  /** A trusted-documents manifest (src/documents.ts). */
+  trustedDocuments?: TrustedDocuments;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -58,10 +72,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const staffHeaders = bearer(await tokens.staff());
   const server = await startServer({
     table,
-    authenticate: await testAuthenticator(),
+    authenticate: options.authenticate ?? await testAuthenticator(),
     production: options.production ?? false,
     explainInProduction: options.explainInProduction ?? false,
     introspectionInProduction: options.introspectionInProduction ?? false,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    quotas: options.quotas ?? { readsPerMinute: 1e12, writesPerMinute: 1e12 },
+    ...(options.trustedDocuments ? { trustedDocuments: options.trustedDocuments } : {}),
     logger: options.log
       ? pino({ level: 'info' }, { write: (line: string) => options.log!(JSON.parse(line)) })
       : pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
@@ -86,9 +103,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     table,
     tableName,
     gql,
-    async measure(query, variables) {
+    async measure(query, variables, headers) {
       engine.wire.reset();
-      const response = await gql(query, variables);
+      const response = await gql(query, variables, headers);
       return { response, wire: engine.wire.requests() };
     },
     async items() {

@@ -1,0 +1,245 @@
+/**
+ * The access matrix, on the wire: every query and mutation field × every kind of caller, with the
+ * outcome each must get and the DynamoDB requests it costs. Refusals that the arguments decide
+ * cost 0 requests; another customer's data found only by reading (an order id) answers exactly
+ * like a missing one. A root field of the served schema without a row here fails the suite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type GraphQLResponse, type Stack } from './support/stack';
+import { bearer, tokens } from './support/auth';
+import { dataOf } from './support/graphql';
+import { buildSchema } from '../src/schema';
+import { newId } from '../src/model';
+
+const PRINCIPALS = ['anonymous', 'newcomer', 'customerA', 'customerB', 'staff'] as const;
+type PrincipalName = (typeof PRINCIPALS)[number];
+
+/** What a caller gets: data (`ok`), `null` for the field, or an error code. */
+type Outcome = 'ok' | 'null' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+type Cell = [Outcome, number];
+
+interface Row {
+  /** The operation, and its variables made fresh for each cell (run as staff, before measuring). */
+  operation: string;
+  variables(): Promise<Record<string, unknown>>;
+  expect: Record<PrincipalName, Cell>;
+}
+
+let stack: Stack;
+let seq = 0;
+const fresh = (tag: string) => `${tag}-${++seq}-${newId().slice(-8).toLowerCase()}`;
+const world = { a: '', b: '', aEmail: '', sku: '' };
+
+async function staff(query: string, variables: Record<string, unknown> = {}) {
+  return dataOf(await stack.gql(query, variables));
+}
+
+async function createCustomer(): Promise<{ id: string; email: string }> {
+  const email = `${fresh('c')}@example.com`;
+  const { createCustomer } = await staff(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id email } }`, { input: { name: 'Someone', email } });
+  return createCustomer;
+}
+
+async function orderOf(customerId: string): Promise<string> {
+  const input = { customerId, idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 1 }] };
+  return (await staff(`mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }`, { input })).placeOrder.id;
+}
+
+const address = (label: string) => ({ label, street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' });
+
+/** Outcome row helpers: U = UNAUTHENTICATED (always 0 requests), F = FORBIDDEN decided by the arguments. */
+const U: Cell = ['UNAUTHENTICATED', 0];
+const F: Cell = ['FORBIDDEN', 0];
+const staffOnly = (requests: number): Record<PrincipalName, Cell> => ({ anonymous: U, newcomer: F, customerA: F, customerB: F, staff: ['ok', requests] });
+
+const MATRIX: Record<string, Row> = {
+  'Query.me': {
+    operation: `{ me { id name } }`,
+    variables: async () => ({}),
+    // Staff tokens name no customer: null without a read.
+    expect: { anonymous: U, newcomer: ['null', 1], customerA: ['ok', 1], customerB: ['ok', 1], staff: ['null', 0] },
+  },
+  'Query.customer': {
+    operation: `query($id: ID!) { customer(id: $id) { id name } }`,
+    variables: async () => ({ id: world.a }),
+    expect: { anonymous: U, newcomer: F, customerA: ['ok', 1], customerB: F, staff: ['ok', 1] },
+  },
+  'Query.customerByEmail': {
+    operation: `query($email: String!) { customerByEmail(email: $email) { id } }`,
+    variables: async () => ({ email: world.aEmail }),
+    expect: staffOnly(1),
+  },
+  'Query.order': {
+    operation: `query($id: ID!) { order(id: $id) { id } }`,
+    variables: async () => ({ id: await orderOf(world.a) }),
+    // Whose order it is is known only by reading it: anyone else's reads as missing, for the same 1 request.
+    expect: { anonymous: U, newcomer: ['null', 1], customerA: ['ok', 1], customerB: ['null', 1], staff: ['ok', 1] },
+  },
+  'Query.ordersByStatus': {
+    operation: `{ ordersByStatus(status: PENDING, first: 5) { nodes { id } } }`,
+    variables: async () => ({}),
+    expect: staffOnly(4),
+  },
+  'Query.ordersBySku': {
+    operation: `query($sku: String!) { ordersBySku(sku: $sku, first: 5) { nodes { id } } }`,
+    variables: async () => ({ sku: world.sku }),
+    expect: staffOnly(2),
+  },
+  'Query.product': {
+    operation: `query($sku: ID!) { product(sku: $sku) { sku priceCents } }`,
+    variables: async () => ({ sku: world.sku }),
+    expect: { anonymous: U, newcomer: ['ok', 1], customerA: ['ok', 1], customerB: ['ok', 1], staff: ['ok', 1] },
+  },
+  'Query.products': {
+    operation: `{ products(first: 5) { nodes { sku } } }`,
+    variables: async () => ({}),
+    expect: { anonymous: U, newcomer: ['ok', 1], customerA: ['ok', 1], customerB: ['ok', 1], staff: ['ok', 1] },
+  },
+  'Mutation.createCustomer': {
+    operation: `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`,
+    variables: async () => ({ input: { name: 'New', email: `${fresh('n')}@example.com` } }),
+    // A and B already have their customer: one per identity, enforced by the transaction.
+    expect: { anonymous: U, newcomer: ['ok', 1], customerA: ['CONFLICT', 1], customerB: ['CONFLICT', 1], staff: ['ok', 1] },
+  },
+  'Mutation.updateCustomer': {
+    operation: `mutation($id: ID!) { updateCustomer(id: $id, input: { name: "Renamed" }) { id name } }`,
+    variables: async () => ({ id: world.a }),
+    expect: { anonymous: U, newcomer: F, customerA: ['ok', 1], customerB: F, staff: ['ok', 1] },
+  },
+  'Mutation.putAddress': {
+    operation: `mutation($id: ID!, $input: AddressInput!) { putAddress(customerId: $id, input: $input) { label } }`,
+    variables: async () => ({ id: (await createCustomer()).id, input: address('home') }),
+    expect: { anonymous: U, newcomer: F, customerA: F, customerB: F, staff: ['ok', 1] },
+  },
+  'Mutation.removeAddress': {
+    operation: `mutation($id: ID!) { removeAddress(customerId: $id, label: "nowhere") }`,
+    variables: async () => ({ id: world.a }),
+    expect: { anonymous: U, newcomer: F, customerA: ['ok', 1], customerB: F, staff: ['ok', 1] },
+  },
+  'Mutation.placeOrder': {
+    operation: `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id totalCents } }`,
+    variables: async () => ({ input: { customerId: world.a, idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 2 }] } }),
+    // The catalog read, then the one transaction.
+    expect: { anonymous: U, newcomer: F, customerA: ['ok', 2], customerB: F, staff: ['ok', 2] },
+  },
+  'Mutation.updateOrderStatus': {
+    operation: `mutation($id: ID!) { updateOrderStatus(id: $id, status: CANCELLED) { id status } }`,
+    variables: async () => ({ id: await orderOf(world.a) }),
+    // A customer may cancel its own order; anyone else's is NOT_FOUND, as a missing one is (1 read).
+    expect: { anonymous: U, newcomer: ['NOT_FOUND', 1], customerA: ['ok', 2], customerB: ['NOT_FOUND', 1], staff: ['ok', 2] },
+  },
+  'Mutation.putProduct': {
+    operation: `mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`,
+    variables: async () => ({ input: { sku: fresh('SKU').toUpperCase(), name: 'Lamp', priceCents: 1999, active: true } }),
+    expect: staffOnly(1),
+  },
+};
+
+const headers: Record<PrincipalName, Record<string, string>> = { anonymous: { authorization: '' }, newcomer: {}, customerA: {}, customerB: {}, staff: {} };
+
+beforeAll(async () => {
+  stack = await startStack();
+  world.sku = fresh('SKU').toUpperCase();
+  await staff(`mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`, { input: { sku: world.sku, name: 'Mug', priceCents: 899, active: true } });
+  const a = await createCustomer();
+  world.a = a.id;
+  world.aEmail = a.email;
+  world.b = (await createCustomer()).id;
+  headers.customerA = bearer(await tokens.customer(world.a));
+  headers.customerB = bearer(await tokens.customer(world.b));
+  headers.staff = bearer(await tokens.staff());
+});
+afterAll(async () => { await stack?.close(); });
+
+/** Sends one operation as `principal` and returns the response with the requests it cost. */
+async function as(principal: PrincipalName, query: string, variables: Record<string, unknown>): Promise<{ response: GraphQLResponse; requests: number }> {
+  // A newcomer is a fresh identity each time: signed in, no customer yet.
+  const sent = principal === 'newcomer' ? bearer(await tokens.subject(fresh('newcomer'))) : headers[principal];
+  stack.engine.wire.reset();
+  const response = await stack.gql(query, variables, sent);
+  return { response, requests: stack.engine.wire.requests().length };
+}
+
+function outcomeOf(response: GraphQLResponse): Outcome {
+  if (response.errors?.length) return response.errors[0]!.extensions?.code as Outcome;
+  const value = Object.values(response.data ?? {})[0];
+  return value === null ? 'null' : 'ok';
+}
+
+describe('the access matrix', () => {
+  it('has a row for every query and mutation field of the served schema', () => {
+    const schema = buildSchema();
+    const fields = [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) => Object.keys(type.getFields()).map((field) => `${type.name}.${field}`));
+    expect(Object.keys(MATRIX).sort()).toEqual(fields.sort());
+  });
+
+  for (const [field, row] of Object.entries(MATRIX)) {
+    it.each(PRINCIPALS)(`${field} as %s`, async (principal) => {
+      const [outcome, requests] = row.expect[principal];
+      const measured = await as(principal, row.operation, await row.variables());
+      expect({ outcome: outcomeOf(measured.response), requests: measured.requests }).toEqual({ outcome, requests });
+      if (outcome === 'UNAUTHENTICATED') {
+        expect(measured.response.status).toBe(401);
+        expect(measured.response.headers.get('www-authenticate')).toBe('Bearer');
+      }
+    });
+  }
+});
+
+describe('what the matrix does not show', () => {
+  it.each([
+    ['reading', `query($id: ID!) { order(id: $id) { id status } }`],
+    ['cancelling', `mutation($id: ID!) { updateOrderStatus(id: $id, status: CANCELLED) { id } }`],
+  ])('another customer\'s order reads exactly like a missing one when %s it, the plan included', async (_, query) => {
+    const order = await orderOf(world.a);
+    const seen = ({ response, requests }: Awaited<ReturnType<typeof as>>) => ({
+      data: response.data,
+      errors: response.errors?.map(({ message, extensions }) => ({ message: message.replace(/[0-9A-Z]{26}/g, '<id>'), code: extensions?.code })),
+      status: response.status,
+      extensions: response.extensions,
+      requests,
+    });
+    const foreign = seen(await as('customerB', query, { id: order }));
+    const missing = seen(await as('customerB', query, { id: newId() }));
+    expect(foreign).toEqual(missing);
+    expect(foreign.extensions?.dynamodb).toBeUndefined();
+  });
+
+  it('a customer may only cancel: any other move of its own order is FORBIDDEN before a read', async () => {
+    const order = await orderOf(world.a);
+    const moved = await as('customerA', `mutation($id: ID!) { updateOrderStatus(id: $id, status: PAID) { status } }`, { id: order });
+    expect({ outcome: outcomeOf(moved.response), requests: moved.requests }).toEqual({ outcome: 'FORBIDDEN', requests: 0 });
+  });
+
+  it('placedAt is for staff imports: a customer sending it is FORBIDDEN before a read', async () => {
+    const input = { idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 1 }], placedAt: '2026-01-01T00:00:00Z' };
+    const placed = await as('customerA', `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }`, { input });
+    expect({ outcome: outcomeOf(placed.response), requests: placed.requests }).toEqual({ outcome: 'FORBIDDEN', requests: 0 });
+  });
+
+  it('a customer orders for itself without naming its id', async () => {
+    const input = { idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 3 }] };
+    const placed = await as('customerA', `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { customer { id } totalCents } }`, { input });
+    expect(placed.response.data).toEqual({ placeOrder: { customer: { id: world.a }, totalCents: 3 * 899 } });
+  });
+
+  it('a newcomer creates its customer once, and `me` answers for the same token at once, in 1 request', async () => {
+    const token = bearer(await tokens.subject(fresh('signup')));
+    const email = `${fresh('me')}@example.com`;
+    const create = `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`;
+    const created = dataOf(await stack.gql(create, { input: { name: 'Newcomer', email } }, token)).createCustomer;
+    stack.engine.wire.reset();
+    const me = await stack.gql(`{ me { id name email addresses { label } orders(first: 5) { nodes { id } } } }`, {}, token);
+    expect(stack.engine.wire.requests()).toHaveLength(1);
+    expect(me.data).toEqual({ me: { id: created.id, name: 'Newcomer', email, addresses: [], orders: { nodes: [] } } });
+    const again = await stack.gql(create, { input: { name: 'Twice', email: `${fresh('me')}@example.com` } }, token);
+    expect(again.errors?.map((error) => error.extensions?.code)).toEqual(['CONFLICT']);
+  });
+
+  it('anonymous callers may introspect in development, and nothing else', async () => {
+    const typename = await stack.gql(`{ __typename }`, {}, { authorization: '' });
+    expect({ status: typename.status, data: typename.data }).toEqual({ status: 200, data: { __typename: 'Query' } });
+    const mixed = await stack.gql(`{ __typename me { id } }`, {}, { authorization: '' });
+    expect({ status: mixed.status, codes: mixed.errors?.map((error) => error.extensions?.code), data: mixed.data }).toEqual({ status: 401, codes: ['UNAUTHENTICATED'], data: undefined });
+  });
+});
