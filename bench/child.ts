@@ -11,10 +11,9 @@
  */
 import pino from 'pino';
 import { startEngine } from '../src/engine/embedded';
-import { createDocumentClient } from '../src/dynamo/client';
-import { Table } from '../src/dynamo/table';
 import { startServer } from '../src/server';
 import { authenticatorFor } from '../src/auth';
+import { bootstrap, type Runtime } from '../src/bootstrap';
 import { readConfig } from '../src/config';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
@@ -30,7 +29,20 @@ const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
   rawQuery?: RawQueryShape;
   ordersShown?: number;
 };
-const region = 'us-east-1';
+
+/**
+ * The product's bootstrap (src/bootstrap.ts) towards the endpoint run.ts gave this child: the same
+ * client, table and model settings (`STATUS_SHARDS` reaches every process) as `npm start`.
+ */
+function connect(tableName = 'app', issuerDir?: string): Promise<Runtime> {
+  return bootstrap(readConfig({
+    DYNAMODB_ENDPOINT: config.endpoint,
+    TABLE_NAME: tableName,
+    AWS_REGION: 'us-east-1',
+    STATUS_SHARDS: process.env.STATUS_SHARDS,
+    ...(issuerDir === undefined ? {} : { DATA_DIR: issuerDir }),
+  }));
+}
 
 switch (role) {
   case 'engine': {
@@ -53,10 +65,10 @@ switch (role) {
   case 'single': {
     // The dev issuer whose key file run.ts made in BENCH_ISSUER_DIR; its clients send a staff token of it.
     if (!process.env.BENCH_ISSUER_DIR) throw new Error('single needs BENCH_ISSUER_DIR (the dev issuer shared with run.ts)');
-    const doc = createDocumentClient({ endpoint: config.endpoint, region });
+    const runtime = await connect(config.tableName, process.env.BENCH_ISSUER_DIR);
     const server = await startServer({
-      table: new Table(config.tableName ?? 'app', doc),
-      authenticate: await authenticatorFor(readConfig({ DATA_DIR: process.env.BENCH_ISSUER_DIR }).auth),
+      table: runtime.table,
+      authenticate: await authenticatorFor(runtime.config.auth),
       production: true,
       explainInProduction: true, // only the start-up probe sends x-explain: 1
       // One load generator is one principal: the per-principal quotas (src/limits.ts) would turn
@@ -66,20 +78,20 @@ switch (role) {
       port: 0,
       host: '127.0.0.1',
     });
-    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
     break;
   }
   case 'multi': {
-    const doc = createDocumentClient({ endpoint: config.endpoint, region });
-    const server = await startMultiTableServer({ doc });
-    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    const runtime = await connect();
+    const server = await startMultiTableServer({ doc: runtime.doc });
+    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
     break;
   }
   case 'raw': {
     if (!config.rawQuery) throw new Error('raw needs rawQuery');
-    const doc = createDocumentClient({ endpoint: config.endpoint, region });
-    const server = await startRawServer({ doc, query: config.rawQuery, ordersShown: config.ordersShown ?? 20 });
-    serveParent(server.url, {}, async () => { await server.close(); doc.destroy(); });
+    const runtime = await connect();
+    const server = await startRawServer({ doc: runtime.doc, query: config.rawQuery, ordersShown: config.ordersShown ?? 20 });
+    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
     break;
   }
   default:

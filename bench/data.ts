@@ -1,13 +1,14 @@
 /**
  * The benchmark's data set, built once (seeded) and loaded into both designs:
  *
- * - the single table, as items made by the product's own codecs (`profileToItem`,
+ * - the single table, as items made by the product's own codecs (`customerToItem`,
  *   `addressToItem`, `summaryToItem`, `headerToItem`, `indexedLineToItem`, `emailGuardItem`), the way
  *   test/support does it;
  * - the four tables of the multi-table baseline, as plain rows.
  *
- * Both are written with BatchWriteItem (25 items a call, a few streams, UnprocessedItems retried),
- * straight to the engine (not through the latency proxy).
+ * Both are written with BatchWriteItem (`Table.putAll`: 25 items a call, a few streams,
+ * UnprocessedItems retried), straight to the engine (not through the latency proxy); the single
+ * table's items pass the product's write guards.
  *
  * Shape: `customers` ordinary customers (1–4 addresses, 5–40 orders of 1–4 lines, placed over the
  * last two months), plus "growth" customers with 100, 1,000 and 10,000 orders placed earlier
@@ -16,14 +17,14 @@
  * reads them (the single table's order summaries; the baseline's `orders` rows), without order
  * headers and lines, to keep loading short: no scenario reads their detail.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   addressToItem,
   emailGuardItem,
   headerToItem,
   indexedLineToItem,
   newId,
-  profileToItem,
+  customerToItem,
   summaryToItem,
   type AddressRecord,
   type CustomerRecord,
@@ -31,7 +32,8 @@ import {
   type OrderRecord,
   type OrderStatus,
 } from '../src/model';
-import type { Item } from '../src/dynamo/table';
+import { Table, type Item } from '../src/dynamo/table';
+import { guarded } from '../src/model';
 import { intBetween, pick, seededRandom } from './rng';
 import { TABLES } from './multi-table/tables';
 
@@ -119,22 +121,23 @@ export function buildDataSet(options: { customers: number; seed: number | string
   return { customers: [...ordinary, ...growth.values()], ordinary, growth, detailedOrders };
 }
 
-/** What each design stores: a list of (table, item) to write. */
-export interface Write { table: string; item: Item }
+/** What each design stores: a list of (table, item) to write; `guarded` items pass the write guards. */
+export interface Write { table: string; item: Item; guarded?: true }
 
 export function singleTableWrites(data: DataSet, tableName: string): Write[] {
   const out: Write[] = [];
+  const write = (item: Item): Write => ({ table: tableName, item, guarded: true });
   for (const { customer, addresses, orders, detail } of data.customers) {
-    const profile = profileToItem(customer);
+    const profile = customerToItem(customer);
     if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((a) => a.label));
-    out.push({ table: tableName, item: profile }, { table: tableName, item: emailGuardItem(customer.email, customer.id) });
-    for (const address of addresses) out.push({ table: tableName, item: addressToItem(customer.id, address) });
+    out.push(write(profile), write(emailGuardItem(customer.email, customer.id)));
+    for (const address of addresses) out.push(write(addressToItem(customer.id, address)));
     for (const order of orders) {
       const record: OrderRecord = { id: order.id, customerId: order.customerId, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents, lineCount: order.lineCount };
-      out.push({ table: tableName, item: summaryToItem(record) });
+      out.push(write(summaryToItem(record)));
       if (detail) {
-        out.push({ table: tableName, item: headerToItem(record) });
-        for (const line of order.lines) out.push({ table: tableName, item: indexedLineToItem(record, line) });
+        out.push(write(headerToItem(record)));
+        for (const line of order.lines) out.push(write(indexedLineToItem(record, line)));
       }
     }
   }
@@ -154,24 +157,16 @@ export function multiTableWrites(data: DataSet): Write[] {
   return out;
 }
 
-/** BatchWriteItem, 25 items a call, `streams` calls in flight, UnprocessedItems retried. */
+/** BatchWriteItem per table (`Table.putAll`), 25 items a call, `streams` calls in flight, UnprocessedItems retried. */
 export async function writeAll(doc: DynamoDBDocumentClient, writes: readonly Write[], streams = 4): Promise<void> {
-  const batches: Write[][] = [];
-  for (let i = 0; i < writes.length; i += 25) batches.push(writes.slice(i, i + 25));
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const batch = batches[next++] as Write[];
-      let pending: Record<string, any[]> | undefined = {};
-      for (const { table, item } of batch) (pending[table] ??= []).push({ PutRequest: { Item: item } });
-      for (let attempt = 0; pending && Object.keys(pending).length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt)));
-        const out = await doc.send(new BatchWriteCommand({ RequestItems: pending }));
-        pending = out.UnprocessedItems as Record<string, any[]> | undefined;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: streams }, worker));
+  const groups = new Map<string, { table: Table; items: Item[] }>();
+  for (const { table: name, item, guarded: isGuarded } of writes) {
+    const key = `${name}\u0000${isGuarded ? 'guarded' : ''}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { table: isGuarded ? guarded(new Table(name, doc)) : new Table(name, doc), items: [] }));
+    group.items.push(item);
+  }
+  for (const { table, items } of groups.values()) await table.putAll(items, { concurrency: streams });
 }
 
 /** The GraphQL data a client should read for the customer screen (to check every design). */

@@ -16,7 +16,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig } from '../src/config';
+import { readConfig, readModelSettings } from '../src/config';
+import { configureModel } from '../src/model/settings';
 import { readBenchConfig, type BenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, expectedCustomerScreen, GROWTH_SIZES, multiTableWrites, singleTableWrites, STATUSES, writeAll, type DataSet } from './data';
@@ -133,6 +134,8 @@ async function verify(scenario: Scenario, urls: Record<DesignName, string>, head
 
 async function main() {
   const config = readBenchConfig();
+  // The data written here and the servers that read it agree on the model's settings (STATUS_SHARDS).
+  configureModel(readModelSettings());
   // The SDK's notice that its 2027 releases need Node 22 is noise here (children inherit this).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const loadBefore = loadavg();

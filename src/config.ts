@@ -8,19 +8,17 @@
  * Identity: production verifies bearer tokens against `AUTH_JWKS_URL`, `AUTH_ISSUER` and
  * `AUTH_AUDIENCE` and refuses to start without them. Outside production, without `AUTH_JWKS_URL`,
  * the local development issuer (src/auth/dev-issuer.ts) is trusted instead.
+ *
+ * Nothing else reads `process.env`: the model (`STATUS_SHARDS`), the engine (`ENGINE_DEBUG`), the
+ * SDK client (whether credentials are in the environment) and the logger (`LOG_LEVEL`) receive
+ * their settings from here, through the bootstrap (src/bootstrap.ts). test/config.test.ts checks it.
  */
+import type { AuthConfig } from './auth';
 import { devKeyFile } from './auth/dev-issuer';
-import type { ClaimNames } from './auth/tokens';
 import { quotaOverrides, type QuotaSettings } from './limits';
+import { checkShardCount, DEFAULT_MODEL_SETTINGS, type ModelSettings } from './model/settings';
 
-export interface AuthConfig extends ClaimNames {
-  /** Remote key set (production or any real identity provider); undefined: the dev issuer. */
-  jwksUrl: string | undefined;
-  issuer: string | undefined;
-  audience: string | undefined;
-  /** The dev issuer's key file (used when `jwksUrl` is undefined). */
-  devKeyFile: string;
-}
+export type { AuthConfig } from './auth';
 
 export interface Config {
   readonly tableName: string;
@@ -42,6 +40,16 @@ export interface Config {
   /** A GraphQL Code Generator persisted-documents manifest: production then runs only those. */
   readonly trustedDocuments: string | undefined;
   readonly quotas: Partial<QuotaSettings>;
+  /** The model's settings (src/model/settings.ts): `STATUS_SHARDS`. */
+  readonly model: ModelSettings;
+  /** pino level: `LOG_LEVEL`, else silent under Vitest, else info. */
+  readonly logLevel: string;
+  /** `ENGINE_DEBUG`: the embedded engine prints the stack of every internal failure. */
+  readonly engineDebug: boolean;
+  /** `AWS_ACCESS_KEY_ID` or `AWS_PROFILE` is set: a custom endpoint gets no dummy credentials. */
+  readonly awsCredentialsInEnvironment: boolean;
+  /** How long shutdown waits for requests in flight before closing their connections (`SHUTDOWN_GRACE_MS`). */
+  readonly shutdownGraceMillis: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -76,7 +84,28 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : production ? [] : ['http://localhost:*', 'http://127.0.0.1:*'],
     trustedDocuments: env.TRUSTED_DOCUMENTS || undefined,
     quotas: quotaOverrides(env),
+    model: readModelSettings(env),
+    logLevel: env.LOG_LEVEL || (env.VITEST ? 'silent' : 'info'),
+    engineDebug: Boolean(env.ENGINE_DEBUG),
+    awsCredentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE),
+    shutdownGraceMillis: parseMillis('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 5_000),
   };
+}
+
+/** The model's settings alone, for processes that need only them (bench/run.ts). */
+export function readModelSettings(env: NodeJS.ProcessEnv = process.env): ModelSettings {
+  const value = env.STATUS_SHARDS;
+  if (value === undefined || value === '') return { ...DEFAULT_MODEL_SETTINGS };
+  const shards = Number(value);
+  if (!Number.isInteger(shards)) throw new Error(`STATUS_SHARDS must be an integer 1..64, got ${value}`);
+  return { statusShards: checkShardCount(shards) };
+}
+
+function parseMillis(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`${name} must be a whole number of milliseconds, got ${value}`);
+  return ms;
 }
 
 function isOn(value: string | undefined): boolean {

@@ -51,7 +51,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { FIRST_DEFAULT, FIRST_MAX, MAX_ADDRESSES, MAX_LINES, skuPageReadBound, statusPageReadBound } from './model';
+import { FIRST_DEFAULT, FIRST_MAX, MAX_ADDRESSES, MAX_LINES, ORDER_DETAIL_READ_BOUND, skuPageReadBound, statusPageReadBound } from './model';
 
 export interface OperationEstimate {
   /** Upper bound of the items read (Query, GetItem, BatchGetItem), whatever the data. */
@@ -76,7 +76,8 @@ export function pageSize(args: Args): number {
 }
 
 const CUSTOMER_READS = 2;
-const ORDER_DETAIL_READS = 1 + MAX_LINES;
+/** orderDetail's declared bound (order.ts), which test/access-pattern-bounds.int.test.ts checks. */
+const ORDER_DETAIL_READS = ORDER_DETAIL_READ_BOUND;
 const ATTEMPT_READS = 5;
 
 /** Lines of a placeOrder input (refused above MAX_LINES before any request). */

@@ -3,8 +3,10 @@
  * Gateway HTTP API (payload format 2.0), through `@as-integrations/aws-lambda`.
  *
  * Per container, not per invocation: the configuration is read, and the DynamoDB client (which
- * owns the keep-alive connection pool), the `Table`, the logger and the started Apollo server are
- * made once, on the first invocation, and reused by every later one. Each invocation gets its own
+ * owns the keep-alive connection pool), the `Table` (both by the one bootstrap, src/bootstrap.ts),
+ * the logger and the started Apollo server are made once, on the first invocation, and reused by
+ * every later one. Apollo gets every setting the HTTP server gets (`serverSettings`: introspection,
+ * explain, quotas, trusted documents); CORS is API Gateway's. Each invocation gets its own
  * context (meter and loaders), exactly as an HTTP request does in `server.ts`.
  *
  * The embedded engine is never started here: with `DYNAMODB_ENDPOINT` the function talks to that
@@ -16,11 +18,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { readConfig } from './config';
 import { requestContext } from './context';
 import { authenticatorFor, type Authenticate } from './auth';
-import { createDocumentClient } from './dynamo/client';
-import { Table } from './dynamo/table';
-import { createLogger } from './logger';
+import { bootstrap, loggerFor, serverSettings } from './bootstrap';
 import { createApollo } from './server';
-import { loadTrustedDocuments } from './documents';
 
 type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -37,15 +36,10 @@ export async function handler(event: APIGatewayProxyEventV2, context: LambdaCont
 
 async function createContainer(): Promise<Invoke> {
   const config = readConfig();
-  const logger = createLogger();
-  const doc = createDocumentClient({ endpoint: config.endpoint, region: config.region });
-  const table = new Table(config.tableName, doc);
+  const logger = loggerFor(config);
+  const { table } = await bootstrap(config); // never the embedded engine: not even in the bundle
   const authenticate: Authenticate = await authenticatorFor(config.auth);
-  const apollo = createApollo({
-    table, authenticate, production: config.production, explainInProduction: config.explainInProduction, logger,
-    quotas: config.quotas,
-    ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
-  });
+  const apollo = createApollo({ table, authenticate, logger, ...serverSettings(config) });
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {

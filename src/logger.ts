@@ -1,7 +1,6 @@
 import pino, { type Logger } from 'pino';
 
-/** Structured JSON logs; `LOG_LEVEL` sets the level (silent in tests unless asked). */
-export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
-  const level = env.LOG_LEVEL ?? (env.VITEST ? 'silent' : 'info');
+/** Structured JSON logs at `level` (`config.logLevel`: `LOG_LEVEL`, silent in tests unless asked). */
+export function createLogger(level = 'info'): Logger {
   return pino({ level, base: { service: 'single-table-graphql' } });
 }

@@ -5,8 +5,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLFormattedError } from 'graphql';
@@ -39,7 +40,11 @@ export interface ServerOptions {
   quotas?: Partial<QuotaSettings>;
   /** A persisted-documents manifest (src/documents.ts): production then runs only these. */
   trustedDocuments?: TrustedDocuments;
+  /** On close, how long requests in flight may take before their connections are closed (default 5 s). */
+  stopGracePeriodMillis?: number;
 }
+
+const DEFAULT_GRACE_MILLIS = 5_000;
 
 export interface RunningServer {
   url: string;
@@ -53,7 +58,7 @@ export interface RunningServer {
  * Production: no landing page, introspection off unless configured, no stack traces, no field
  * suggestions, internal errors masked. Batched HTTP requests are off in every mode.
  */
-export function createApollo(options: ServerOptions): ApolloServer<Context> {
+export function createApollo(options: ServerOptions, transportPlugins: ApolloServerPlugin<Context>[] = []): ApolloServer<Context> {
   const protection = armor(options.production);
   return new ApolloServer<Context>({
     schema: buildSchema(),
@@ -61,12 +66,14 @@ export function createApollo(options: ServerOptions): ApolloServer<Context> {
     includeStacktraceInErrorResponses: !options.production,
     hideSchemaDetailsFromClientErrors: options.production,
     allowBatchedHttpRequests: false,
-    // main.ts owns SIGTERM/SIGINT: it drains the HTTP server, then stops Apollo, then the engine.
+    // The process entry point owns SIGTERM/SIGINT (src/cli/start.ts, once): it calls close(), which
+    // drains the HTTP server (the drain plugin, with a grace period), stops Apollo, then the engine.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: protection.validationRules,
     formatError: formatDomainError,
     plugins: [
+      ...transportPlugins,
       persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
       options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
@@ -98,12 +105,11 @@ function formatDomainError(formatted: GraphQLFormattedError, error: unknown): Gr
 /** Starts Apollo and the HTTP server; resolves once it listens. */
 export async function startServer(options: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
   const cors = originMatcher(options.corsOrigins ?? []);
-  const apollo = createApollo(options);
-  await apollo.start();
   const ready = async () => {
     await options.table.get({ Key: { PK: 'HEALTH#READY', SK: 'HEALTH' } });
   };
   let closing = false;
+  let stopped: Promise<void> | undefined;
   const http = createServer((req, res) => {
     if (closing) {
       // Shutting down: a request that still arrives on a kept-alive connection is turned away.
@@ -117,6 +123,12 @@ export async function startServer(options: ServerOptions & { port: number; host:
       else res.destroy();
     });
   });
+  // Apollo's drain plugin: on stop, idle connections close at once, busy ones once answered, and
+  // after the grace period every connection is destroyed, so one hung request cannot hold shutdown.
+  const apollo = createApollo(options, [
+    ApolloServerPluginDrainHttpServer({ httpServer: http, stopGracePeriodMillis: options.stopGracePeriodMillis ?? DEFAULT_GRACE_MILLIS }),
+  ]);
+  await apollo.start();
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());
@@ -127,14 +139,13 @@ export async function startServer(options: ServerOptions & { port: number; host:
     url: `http://${shownHost === '0.0.0.0' ? 'localhost' : shownHost}:${port}/graphql`,
     port,
     http,
-    /** Graceful: stops accepting, lets in-flight requests finish, then stops Apollo. */
-    async close() {
+    /**
+     * Graceful: stops accepting, lets in-flight requests finish (at most the grace period), then
+     * stops Apollo. Idempotent: every caller waits for the same stop.
+     */
+    close() {
       closing = true;
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeIdleConnections();
-      });
-      await apollo.stop();
+      return (stopped ??= apollo.stop());
     },
   };
 }

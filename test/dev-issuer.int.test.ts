@@ -24,7 +24,7 @@ afterAll(async () => { await stack?.close(); });
 
 async function token(...args: string[]): Promise<{ stdout: string; code: number }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/scripts/token.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: issuerDir, NODE_ENV: 'development' } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/token.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: issuerDir, NODE_ENV: 'development' } });
     return { stdout, code: 0 };
   } catch (error) {
     return { stdout: String((error as { stdout?: string }).stdout ?? ''), code: (error as { code: number }).code };

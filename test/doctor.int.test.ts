@@ -10,7 +10,7 @@ import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@a
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
-import { addressToItem, itemSize, MAX_ITEM_BYTES, profileToItem, summaryToItem, type OrderRecord } from '../src/model';
+import { addressToItem, itemSize, MAX_ITEM_BYTES, customerToItem, summaryToItem, type OrderRecord } from '../src/model';
 import { diagnose, doctor, expectedTableFacts, renderReport, type DoctorReport, type Issue } from '../src/tools/doctor';
 import { seed, type SeedResult } from '../src/tools/seed';
 import { seededCustomerAt } from '../src/tools/seed-data';
@@ -41,7 +41,8 @@ afterEach(async () => {
 
 async function inject(...items: Item[]): Promise<void> {
   injected.push(...items);
-  await stack.load(items);
+  // Corrupt on purpose (the doctor must find it): written without the write guards.
+  await stack.load(items, { guard: false });
 }
 
 function issue(report: DoctorReport, code: Issue['code']): Issue {
@@ -114,7 +115,7 @@ describe('Table doctor', () => {
   });
 
   it('reports the TTL attribute on a customer profile as an error: DynamoDB would delete the customer', async () => {
-    const profile = { ...profileToItem({ id: CUSTOMER_ID, name: 'Temp', email: 'temp@example.com', createdAt: '2025-01-01T00:00:00.000Z' }), [TTL_ATTRIBUTE]: 1_800_000_000 };
+    const profile = { ...customerToItem({ id: CUSTOMER_ID, name: 'Temp', email: 'temp@example.com', createdAt: '2025-01-01T00:00:00.000Z' }), [TTL_ATTRIBUTE]: 1_800_000_000 };
     await inject(profile);
     const report = await doctor(stack);
     expect(issue(report, 'TTL_ON_NON_EXPIRING')).toMatchObject({
@@ -149,7 +150,7 @@ describe('Table doctor', () => {
 
   it('reports an item above 400 KB as an error (the engine refuses to store one, so on the report of items)', () => {
     const huge = addressToItem(CUSTOMER_ID, { label: 'huge', street: 'x'.repeat(401 * 1024), city: 'Madrid', postalCode: '28001', country: 'ES' });
-    const report = diagnose([huge, profileToItem({ id: CUSTOMER_ID, name: 'A', email: 'a@example.com', createdAt: '2025-01-01T00:00:00.000Z' })]);
+    const report = diagnose([huge, customerToItem({ id: CUSTOMER_ID, name: 'A', email: 'a@example.com', createdAt: '2025-01-01T00:00:00.000Z' })]);
     expect(issue(report, 'ITEM_OVER_LIMIT')).toMatchObject({ level: 'error', count: 1, examples: [{ entity: 'Address', key: { SK: 'PROFILE#ADDRESS#huge' }, bytes: itemSize(huge) }] });
     expect(report.issues.find((i) => i.code === 'ITEM_NEAR_LIMIT')).toBeUndefined();
     expect(report.summary.exitCode).toBe(1);
@@ -225,24 +226,24 @@ describe('The seed and doctor command lines', () => {
   }
 
   it('seeds through DYNAMODB_ENDPOINT; the doctor then exits 0, and 1 once an error is injected, with a JSON report', async () => {
-    const seeding = await run('src/scripts/seed.ts', ['--customers', '8', '--orders', '60', '--seed', 'cli', '--json'], 'cli');
+    const seeding = await run('src/cli/seed.ts', ['--customers', '8', '--orders', '60', '--seed', 'cli', '--json'], 'cli');
     expect(seeding.code, seeding.stderr).toBe(0);
     const seededByCli = JSON.parse(seeding.stdout);
     expect(seededByCli).toMatchObject({ table: 'cli', counts: { customers: 8, orders: 60 }, tableWasEmpty: true });
 
-    const healthy = await run('src/scripts/doctor.ts', ['--json', '--segments', '2'], 'cli');
+    const healthy = await run('src/cli/doctor.ts', ['--json', '--segments', '2'], 'cli');
     expect(healthy.code, healthy.stderr).toBe(0);
     const report = JSON.parse(healthy.stdout) as DoctorReport;
     expect(report).toMatchObject({ report: 'table-doctor', version: 1, summary: { errors: 0, exitCode: 0 }, totals: { items: seededByCli.counts.items } });
 
     await stack.doc.send(new PutCommand({ TableName: 'cli', Item: { PK: 'WIDGET#9', SK: 'WIDGET' } }));
-    const sick = await run('src/scripts/doctor.ts', [], 'cli');
+    const sick = await run('src/cli/doctor.ts', [], 'cli');
     expect(sick.code).toBe(1);
     expect(sick.stdout).toContain('ERROR UNKNOWN_ENTITY: 1 items whose keys no declared entity claims');
     expect(sick.stdout).toContain('WIDGET#9 / WIDGET');
     expect(sick.stdout).toMatch(/1 error, 0 warnings: NOT healthy \(exit 1\)/);
 
-    const usage = await run('src/scripts/doctor.ts', ['--segments', 'many'], 'cli');
+    const usage = await run('src/cli/doctor.ts', ['--segments', 'many'], 'cli');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--segments must be an integer');
   });

@@ -311,6 +311,27 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
       delete process.env.EXPLAIN_ENABLED;
     }
   });
+
+  it('serves introspection in production only with INTROSPECTION_ENABLED=1, as the HTTP server does', async () => {
+    const introspect = () => {
+      const event = fixture('customer-by-email.post');
+      event.body = JSON.stringify({ query: '{ __schema { queryType { name } } }' });
+      delete event.headers['content-length'];
+      return event;
+    };
+    const refused = parse(await handler(introspect(), lambdaContext()));
+    expect((refused.body as any).errors?.[0]?.message).toMatch(/introspection/i);
+    vi.resetModules();
+    process.env.INTROSPECTION_ENABLED = '1';
+    try {
+      const fresh = (await import('../src/lambda')).handler;
+      const { statusCode, body } = parse(await fresh(introspect(), lambdaContext()));
+      expect(statusCode).toBe(200);
+      expect(body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    } finally {
+      delete process.env.INTROSPECTION_ENABLED;
+    }
+  });
 });
 
 describe('the deployable bundle (the Makefile target that `sam build` runs)', () => {

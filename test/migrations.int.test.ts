@@ -562,7 +562,7 @@ describe('npm run migrate (the command line)', () => {
   const env = (endpoint: string) => ({ ...process.env, DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: 'app', NODE_ENV: 'development', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
   /** The script itself, as `npm run migrate` starts it (without npm's own start-up). */
   async function migrate(endpoint: string, ...args: string[]) {
-    return (await exec(process.execPath, ['--import', 'tsx', 'src/scripts/migrate.ts', ...args], { cwd: root, env: env(endpoint), timeout: 60_000 })).stdout;
+    return (await exec(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts', ...args], { cwd: root, env: env(endpoint), timeout: 60_000 })).stdout;
   }
   /** Through npm, once: the `migrate` script of package.json. */
   async function npmRunMigrate(endpoint: string, ...args: string[]) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigration } from '../src/migrations';
 import { migration as m0002 } from '../src/migrations/0002-status-index-shards';
-import { newId, profileToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
+import { newId, customerToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
 import { doctor } from '../src/tools/doctor';
 import { dataOf } from './support/graphql';
 import { startStack, type Stack } from './support/stack';
@@ -30,7 +30,7 @@ const expected = (status: string) => orders.filter((o) => o.status === status).m
 beforeAll(async () => {
   stack = await startStack();
   // Half as the unsharded layout wrote them, half on a shard that no longer exists.
-  await stack.load([profileToItem(customer), ...orders.map((order, i) => (i % 2 === 0 ? unsharded(order) : wrongShard(order)))]);
+  await stack.load([customerToItem(customer), ...orders.map((order, i) => (i % 2 === 0 ? unsharded(order) : wrongShard(order)))]);
 });
 afterAll(async () => { await stack?.close(); });
 

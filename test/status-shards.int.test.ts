@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
 import { dataOf } from './support/graphql';
-import { newId, profileToItem, shardOf, STATUS_SHARDS, summaryToItem, type OrderRecord } from '../src/model';
+import { newId, customerToItem, shardOf, STATUS_SHARDS, summaryToItem, type OrderRecord } from '../src/model';
 
 /**
  * The write-sharded status index when orders do not spread evenly: the first wave reads each
@@ -20,7 +20,7 @@ beforeAll(async () => {
     const placedAt = new Date(Date.UTC(2026, 5, 1) - orders.length * 3600_000).toISOString();
     orders.push({ id, customerId: customer.id, placedAt, status: 'CANCELLED', totalCents: 100 + orders.length, lineCount: 1 });
   }
-  await stack.load([profileToItem(customer), ...orders.map(summaryToItem)]);
+  await stack.load([customerToItem(customer), ...orders.map(summaryToItem)]);
 });
 afterAll(async () => { await stack?.close(); });
 

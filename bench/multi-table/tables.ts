@@ -22,6 +22,7 @@
  */
 import { CreateTableCommand, DescribeTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isResourceInUse } from '../../src/dynamo/errors';
 
 export const TABLES = {
   customers: 'customers',
@@ -116,7 +117,7 @@ export async function createMultiTables(doc: DynamoDBDocumentClient | DynamoDBCl
     try {
       await client.send(new CreateTableCommand(definition));
     } catch (error) {
-      if ((error as Error).name !== 'ResourceInUseException') throw error;
+      if (!isResourceInUse(error)) throw error;
     }
   }
   for (const definition of multiTableDefinitions()) {

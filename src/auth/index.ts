@@ -1,10 +1,19 @@
 /** Identity for the server and the Lambda handler: one authenticator per process, from configuration. */
-import type { AuthConfig } from '../config';
 import { openDevIssuer } from './dev-issuer';
-import { createAuthenticator, type Authenticate } from './tokens';
+import { createAuthenticator, type Authenticate, type ClaimNames } from './tokens';
 
 export { AuthenticationFailed, type Authenticate } from './tokens';
 export { ANONYMOUS, ownCustomerId, quotaKey, type Principal } from './principal';
+
+/** Identity settings (src/config.ts reads them; declared here so that src/auth imports nothing of the app). */
+export interface AuthConfig extends ClaimNames {
+  /** Remote key set (production or any real identity provider); undefined: the dev issuer. */
+  jwksUrl: string | undefined;
+  issuer: string | undefined;
+  audience: string | undefined;
+  /** The dev issuer's key file (used when `jwksUrl` is undefined). */
+  devKeyFile: string;
+}
 
 /** Verifies against the configured JWKS, or (development only) against the local dev issuer. */
 export async function authenticatorFor(auth: AuthConfig, options: { jwksCooldownMs?: number } = {}): Promise<Authenticate> {

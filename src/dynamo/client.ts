@@ -7,6 +7,11 @@ export interface ClientOptions {
   region: string;
   /** SDK retry budget; throttling errors are retried with the SDK's backoff. */
   maxAttempts?: number;
+  /**
+   * The environment names credentials (`AWS_ACCESS_KEY_ID` or `AWS_PROFILE`; src/config.ts reads
+   * it as `awsCredentialsInEnvironment`). Without them a custom endpoint gets dummy ones.
+   */
+  credentialsInEnvironment?: boolean;
 }
 
 /**
@@ -14,7 +19,8 @@ export interface ClientOptions {
  * reused by every request (and across Lambda invocations).
  *
  * A local endpoint needs no real credentials; dummy ones are supplied only when an endpoint is
- * given and the environment has none, so Amazon DynamoDB always uses the default provider chain.
+ * given and the environment has none (`credentialsInEnvironment`, from the configuration), so
+ * Amazon DynamoDB always uses the default provider chain.
  */
 export function createDocumentClient(options: ClientOptions): DynamoDBDocumentClient {
   const config: DynamoDBClientConfig = {
@@ -23,7 +29,7 @@ export function createDocumentClient(options: ClientOptions): DynamoDBDocumentCl
   };
   if (options.endpoint) {
     config.endpoint = options.endpoint;
-    if (!process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
+    if (!options.credentialsInEnvironment) {
       config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     }
   }

@@ -2,7 +2,6 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
-  ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
@@ -10,6 +9,7 @@ import {
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isResourceInUse, isResourceNotFound } from './errors';
 
 /** The TTL attribute: epoch seconds, carried by idempotency records and nothing else. */
 export const TTL_ATTRIBUTE = 'expiresAt';
@@ -74,7 +74,7 @@ export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, 
       await client.send(new CreateTableCommand(tableDefinition(tableName)));
       result.created = true;
     } catch (error) {
-      if ((error as Error).name !== 'ResourceInUseException') throw error;
+      if (!isResourceInUse(error)) throw error;
     }
     description = await waitActive(client, tableName);
   }
@@ -104,7 +104,7 @@ async function describe(client: DynamoDBClient, tableName: string) {
   try {
     return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
-    if (error instanceof ResourceNotFoundException || (error as Error).name === 'ResourceNotFoundException') return undefined;
+    if (isResourceNotFound(error)) return undefined;
     throw error;
   }
 }

@@ -6,6 +6,13 @@
  * completed when it was sent. Requests sent together (one DataLoader dispatch) share a wave; a
  * request that had to wait for an answer starts the next one. The number of waves is the length
  * of the critical path, so an operation's latency is about waves × one round trip.
+ *
+ * Bounded by construction: `begin` and `end` cost O(1) whatever came before (the highest completed
+ * wave and the totals are numbers kept as requests complete, never recomputed from a list). A
+ * meter keeps the records of its requests only when it is made with `{ records: true }`: the
+ * per-operation meter of a GraphQL request (src/context.ts), dropped with the operation that owns
+ * it. A `Table` without an operation meter (`counters()`: tools, migrations, probes) keeps totals
+ * only, so a long-lived table never accumulates anything.
  */
 export interface RequestRecord {
   operation: string;
@@ -44,51 +51,83 @@ export interface MeterSummary {
   byOperation: Record<string, number>;
 }
 
+export interface MeterOptions {
+  /** Keep one record per request, for the explain plan (default true: a meter is per operation). */
+  records?: boolean;
+}
+
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
 
 export class Meter {
-  private readonly done: RequestRecord[] = [];
-  private readonly all: RequestRecord[] = [];
+  private readonly kept: RequestRecord[] | undefined;
+  /** The highest wave among completed requests: the wave of the next request is one more. */
+  private completedWave = 0;
+  private requests = 0;
+  private waves = 0;
+  private items = 0;
+  private scanned = 0;
+  private read = 0;
+  private capacity = 0;
+  private readonly byOperation: Record<string, number> = {};
+
+  constructor(options: MeterOptions = {}) {
+    this.kept = options.records === false ? undefined : [];
+  }
+
+  /** A meter that keeps totals only, no record: the default of a `Table` without an operation. */
+  static counters(): Meter {
+    return new Meter({ records: false });
+  }
 
   /** Starts a record; call the returned function exactly once when the answer (or error) is in. */
   begin(operation: string, detail: RequestDetail = {}): (outcome: RequestOutcome) => void {
-    const record: RequestRecord = {
-      operation,
-      index: detail.index,
-      keyCondition: detail.keyCondition,
-      items: 0,
-      scanned: 0,
-      capacity: 0,
-      wave: 1 + this.done.reduce((max, r) => Math.max(max, r.wave), 0),
-      startedAt: performance.now(),
-      endedAt: Number.NaN,
-    };
-    this.all.push(record);
+    const wave = this.completedWave + 1;
+    const startedAt = performance.now();
+    this.requests += 1;
+    if (wave > this.waves) this.waves = wave;
+    this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+    const record: RequestRecord | undefined = this.kept
+      ? { operation, index: detail.index, keyCondition: detail.keyCondition, items: 0, scanned: 0, capacity: 0, wave, startedAt, endedAt: Number.NaN }
+      : undefined;
+    if (record) this.kept!.push(record);
     return (outcome) => {
-      record.endedAt = performance.now();
-      record.items = outcome.items ?? 0;
-      record.scanned = outcome.scanned ?? record.items;
-      record.capacity = outcome.capacity ?? 0;
-      record.error = outcome.error;
-      this.done.push(record);
+      const items = outcome.items ?? 0;
+      const scanned = outcome.scanned ?? items;
+      const capacity = outcome.capacity ?? 0;
+      this.items += items;
+      this.scanned += scanned;
+      if (READS.has(operation)) this.read += scanned;
+      this.capacity += capacity;
+      if (wave > this.completedWave) this.completedWave = wave;
+      if (record) {
+        record.endedAt = performance.now();
+        record.items = items;
+        record.scanned = scanned;
+        record.capacity = capacity;
+        record.error = outcome.error;
+      }
     };
   }
 
+  /** The requests of this meter, in the order they were sent; empty for a `counters()` meter. */
   records(): readonly RequestRecord[] {
-    return this.all;
+    return this.kept ?? [];
+  }
+
+  /** How many records the meter holds (0 for a `counters()` meter, whatever it has measured). */
+  get retained(): number {
+    return this.kept?.length ?? 0;
   }
 
   summary(): MeterSummary {
-    const byOperation: Record<string, number> = {};
-    for (const r of this.all) byOperation[r.operation] = (byOperation[r.operation] ?? 0) + 1;
     return {
-      requests: this.all.length,
-      waves: this.all.reduce((max, r) => Math.max(max, r.wave), 0),
-      items: this.all.reduce((n, r) => n + r.items, 0),
-      scanned: this.all.reduce((n, r) => n + r.scanned, 0),
-      read: this.all.reduce((n, r) => n + (READS.has(r.operation) ? r.scanned : 0), 0),
-      capacity: round(this.all.reduce((n, r) => n + r.capacity, 0)),
-      byOperation,
+      requests: this.requests,
+      waves: this.waves,
+      items: this.items,
+      scanned: this.scanned,
+      read: this.read,
+      capacity: round(this.capacity),
+      byOperation: { ...this.byOperation },
     };
   }
 }

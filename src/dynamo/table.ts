@@ -1,5 +1,6 @@
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -19,12 +20,19 @@ import {
   type UpdateCommandInput,
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import type { Item, Key } from './types';
 import { Meter, type RequestDetail, type RequestOutcome } from './meter';
 import { backoffMs, sleep } from './backoff';
+import { capacityOf, chunk, dedupeKeys, describeCondition, describeKey } from './describe';
+import { puts, writeInBatches, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals, type WireWriteRequest } from './batch-write';
+import { scanInParallel, type ParallelScanOptions, type ScanTotals } from './parallel-scan';
+import { queryAll, type QueryAllOptions, type QueryAllResult } from './paging';
 
-export type Item = Record<string, unknown>;
-export type Key = { PK: string; SK: string };
+export { BATCH_WRITE_LIMIT, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals } from './batch-write';
+export type { ParallelScanOptions, ScanPage, ScanTotals } from './parallel-scan';
+export type { QueryAllOptions, QueryAllResult } from './paging';
+
+export type { Item, Key } from './types';
 type Omit1<T> = Omit<T, 'TableName' | 'ReturnConsumedCapacity'>;
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** A transaction action without its table name: the model writes to one table. */
@@ -40,20 +48,51 @@ export const BATCH_GET_LIMIT = 100;
 export const TRANSACTION_LIMIT = 100;
 
 /**
+ * Checks applied to every write a guarded table sends, before anything is sent (the model's write
+ * guards, src/model/guards.ts, injected: the model imports the seam, never the reverse). `item`
+ * sees every item put (PutItem, a transaction's Put, a BatchWriteItem's put); `update` every
+ * UpdateItem and a transaction's Update. Either throws to refuse.
+ */
+export interface WriteGuard {
+  item(item: Item): void;
+  update(update: { Key?: Record<string, unknown> | undefined; UpdateExpression?: string | undefined; ExpressionAttributeValues?: Record<string, unknown> | undefined }): void;
+}
+
+export interface TableOptions {
+  /** The meter of the operation these requests belong to; default: totals only, no records. */
+  meter?: Meter;
+  /** Checks every write before it is sent; default none. */
+  guard?: WriteGuard | undefined;
+}
+
+/**
  * The one table, as the model sees it: every DynamoDB request the product makes goes through
- * here, so each is metered (see `Meter`) and asks for its consumed capacity.
+ * here, so each is metered (see `Meter`), asks for its consumed capacity and, on a guarded table,
+ * passes the write guard.
  *
- * A `Table` is cheap: `withMeter` derives a per-request handle over the same SDK client.
+ * A `Table` is cheap: `withMeter` derives a per-operation handle over the same SDK client, and
+ * `withGuard` a guarded one. Without an operation meter a table keeps totals only.
  */
 export class Table {
+  readonly meter: Meter;
+  readonly guard: WriteGuard | undefined;
+
   constructor(
     readonly name: string,
     private readonly client: DynamoDBDocumentClient,
-    readonly meter: Meter = new Meter(),
-  ) {}
+    options: TableOptions = {},
+  ) {
+    this.meter = options.meter ?? Meter.counters();
+    this.guard = options.guard;
+  }
 
   withMeter(meter: Meter): Table {
-    return new Table(this.name, this.client, meter);
+    return new Table(this.name, this.client, { meter, guard: this.guard });
+  }
+
+  /** The same table with `guard` on every write (undefined: none, for deliberately bad fixtures). */
+  withGuard(guard: WriteGuard | undefined): Table {
+    return new Table(this.name, this.client, { meter: this.meter, guard });
   }
 
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {
@@ -72,11 +111,21 @@ export class Table {
     );
   }
 
+  /** A Query followed along `LastEvaluatedKey`, at most `limit` items in all (paging.ts). */
+  queryAll(input: Omit1<QueryCommandInput>, options: QueryAllOptions = {}): Promise<QueryAllResult> {
+    return queryAll(this, input, options);
+  }
+
   scan(input: Omit1<ScanCommandInput>): Promise<ScanCommandOutput> {
     return this.metered('Scan', { index: input.IndexName }, () =>
       this.client.send(new ScanCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: o.Count ?? 0, scanned: o.ScannedCount ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
     );
+  }
+
+  /** The whole table, `segments` Scans in parallel, page by page (parallel-scan.ts). */
+  parallelScan(options: ParallelScanOptions): Promise<ScanTotals> {
+    return scanInParallel((input) => this.scan(input), options);
   }
 
   /**
@@ -118,6 +167,7 @@ export class Table {
   }
 
   put(input: Omit1<PutCommandInput>): Promise<unknown> {
+    this.guard?.item(input.Item as Item);
     return this.metered('PutItem', { keyCondition: describeKey(input.Item as Key) }, () =>
       this.client.send(new PutCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
@@ -125,6 +175,7 @@ export class Table {
   }
 
   update(input: Omit1<UpdateCommandInput>): Promise<UpdateCommandOutput> {
+    this.guard?.update(input);
     return this.metered('UpdateItem', { keyCondition: describeKey(input.Key) }, () =>
       this.client.send(new UpdateCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
@@ -141,11 +192,38 @@ export class Table {
   /** One TransactWriteItems request: all actions commit or none does. */
   async transactWrite(actions: readonly TransactAction[]): Promise<void> {
     if (actions.length > TRANSACTION_LIMIT) throw new Error(`a transaction holds at most ${TRANSACTION_LIMIT} actions, got ${actions.length}`);
+    if (this.guard) {
+      for (const action of actions) {
+        if ('Put' in action) this.guard.item(action.Put.Item as Item);
+        else if ('Update' in action) this.guard.update(action.Update);
+      }
+    }
     const TransactItems = actions.map((action) => withTableName(action, this.name));
     await this.metered('TransactWriteItems', { keyCondition: `${actions.length} actions` }, () =>
       this.client.send(new TransactWriteCommand({ TransactItems, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: actions.length, capacity: capacityOf(o.ConsumedCapacity) }),
     );
+  }
+
+  /**
+   * BatchWriteItem of `writes` (puts and deletes), 25 a call, `concurrency` calls in flight,
+   * `UnprocessedItems` re-sent with backoff (batch-write.ts). Every put passes the guard, as it is
+   * pulled from `writes`. For data a tool or a test built itself; the product's writes transact.
+   */
+  batchWrite(writes: Iterable<BatchWrite>, options: BatchWriteOptions = {}): Promise<BatchWriteTotals> {
+    const guard = this.guard;
+    return writeInBatches(writes, (requests) => this.metered('BatchWriteItem', { keyCondition: `${requests.length} items` }, () =>
+      this.client.send(new BatchWriteCommand({ RequestItems: { [this.name]: requests }, ReturnConsumedCapacity: 'TOTAL' })),
+      (o) => ({ items: requests.length - (o.UnprocessedItems?.[this.name]?.length ?? 0), capacity: capacityOf(o.ConsumedCapacity) }),
+    ).then((o) => ({ unprocessed: (o.UnprocessedItems?.[this.name] ?? []) as WireWriteRequest[], capacity: capacityOf(o.ConsumedCapacity) })), {
+      ...options,
+      ...(guard ? { check: (write: BatchWrite) => { if ('put' in write) guard.item(write.put); } } : {}),
+    });
+  }
+
+  /** `batchWrite` of puts only. */
+  putAll(items: Iterable<Item>, options: BatchWriteOptions = {}): Promise<BatchWriteTotals> {
+    return this.batchWrite(puts(items), options);
   }
 
   private async metered<T>(operation: string, detail: RequestDetail, send: () => Promise<T>, measure: (out: T) => RequestOutcome): Promise<T> {
@@ -166,39 +244,4 @@ function withTableName(action: TransactAction, tableName: string): TransactItem 
   if ('Update' in action) return { Update: { ...action.Update, TableName: tableName } };
   if ('Delete' in action) return { Delete: { ...action.Delete, TableName: tableName } };
   return { ConditionCheck: { ...action.ConditionCheck, TableName: tableName } };
-}
-
-function capacityOf(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): number {
-  if (!consumed) return 0;
-  const list = Array.isArray(consumed) ? consumed : [consumed];
-  return list.reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
-}
-
-function describeKey(key: Record<string, unknown> | undefined): string | undefined {
-  if (!key) return undefined;
-  return `PK = ${String(key.PK)} AND SK = ${String(key.SK)}`;
-}
-
-/** The key condition with its placeholders filled in, for humans reading the explain output. */
-function describeCondition(input: Omit1<QueryCommandInput>): string | undefined {
-  let text = input.KeyConditionExpression;
-  if (!text) return undefined;
-  for (const [name, real] of Object.entries(input.ExpressionAttributeNames ?? {})) text = text.split(name).join(real);
-  for (const [name, value] of Object.entries(input.ExpressionAttributeValues ?? {})) text = text.split(name).join(JSON.stringify(value));
-  const direction = input.ScanIndexForward === false ? 'descending' : 'ascending';
-  const limit = input.Limit !== undefined ? `, Limit ${input.Limit}` : '';
-  const start = input.ExclusiveStartKey ? ', from a cursor' : '';
-  return `${text} (${direction}${limit}${start})`;
-}
-
-function dedupeKeys(keys: readonly Key[]): Key[] {
-  const seen = new Map<string, Key>();
-  for (const key of keys) seen.set(`${key.PK}\u0000${key.SK}`, { PK: key.PK, SK: key.SK });
-  return [...seen.values()];
-}
-
-function chunk<T>(list: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
-  return out;
 }

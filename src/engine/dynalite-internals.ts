@@ -48,10 +48,10 @@ export function loadValidation(operation: DynaliteOperation): DynaliteDb.Operati
 
 /* Promise forms of dynalite's callback APIs. */
 
-/** Runs a dynalite action (`actions/<op>.js`) against `store`. */
-export function runAction(action: DynaliteDb.Action, store: DynaliteDb.Store, data: unknown): Promise<any> {
+/** Runs a dynalite action (`actions/<op>.js`) against `store`; `Result` is what the caller knows the action answers. */
+export function runAction<Result = unknown>(action: DynaliteDb.Action, store: DynaliteDb.Store, data: unknown): Promise<Result> {
   return new Promise((resolve, reject) => {
-    action(store, data, (err, result) => (err ? reject(err) : resolve(result)));
+    action(store, data, (err, result) => (err ? reject(err) : resolve(result as Result)));
   });
 }
 

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { Engine } from './engine';
-import { CORAL_SERVICE, errorTypeOf, type EngineResponse } from './errors';
+import { CORAL_SERVICE, errorTypeOf, setEngineDebug, type EngineResponse } from './errors';
 import { WireRecorder, type WireLog } from './wire';
 
 export type { EngineResponse } from './errors';
@@ -31,6 +31,8 @@ export interface EngineOptions {
   port?: number;
   /** LevelDB directory, kept across restarts; in memory when absent. */
   path?: string;
+  /** Print the stack of every internal failure (`ENGINE_DEBUG`); applies to every engine of the process. */
+  debug?: boolean;
 }
 
 export interface EmbeddedEngine {
@@ -75,6 +77,7 @@ const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
 
 export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEngine> {
+  if (opts.debug !== undefined) setEngineDebug(opts.debug);
   const engine = Engine.open(opts.path === undefined ? {} : { path: opts.path });
   const wire = new WireRecorder();
   const faults = new FaultRegistry();

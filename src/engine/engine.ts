@@ -10,7 +10,8 @@
  *   operations run exactly as dynalite's HTTP handler runs them: `validations.checkTypes`, then
  *   `validations.checkValidations` with `validations/<op>.js`, then `actions/<op>.js`. The
  *   extensions (TransactWriteItems, TransactGetItems, UpdateTimeToLive, and DescribeTimeToLive,
- *   which replaces dynalite's always-DISABLED one) are handlers in transactions.ts and ttl.ts.
+ *   which replaces dynalite's always-DISABLED one) are handlers in transactions.ts and ttl.ts,
+ *   each an `OperationHandler` (operation.ts: the handlers never import this file).
  * - Reuse: transactions run dynalite's own PutItem/UpdateItem/DeleteItem/GetItem actions (so
  *   condition, update-expression, size and GSI logic are dynalite's), see transactions.ts.
  *
@@ -42,18 +43,12 @@ import {
   type StoreOptions,
 } from './dynalite-internals';
 import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
+import type { OperationHandler } from './operation';
 import { ReadWriteLock } from './rw-lock';
 import { createTransactionHandlers } from './transactions';
 import { createTimeToLiveHandlers, forgetTimeToLive } from './ttl';
 
-/** One operation: checks the request (no data access, no lock), then runs with the lock held. */
-export interface OperationHandler {
-  /** true: holds the lock alone (writes); false: shares it with other readers. */
-  exclusive: boolean;
-  /** Validates and normalises a private copy of the request; throws API errors. */
-  validate(body: Record<string, unknown>): unknown;
-  execute(data: any): Promise<unknown>;
-}
+export type { OperationHandler } from './operation';
 
 export interface OpenOptions {
   /** LevelDB directory; in memory when absent. */
@@ -67,8 +62,15 @@ const DEFAULT_TABLE_STATUS_DELAY_MS = 0;
 
 /** Operations that only read; everything else takes the lock exclusively. */
 const READ_OPERATIONS = new Set([
-  'GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems',
-  'DescribeTable', 'ListTables', 'DescribeTimeToLive', 'ListTagsOfResource',
+  'GetItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'TransactGetItems',
+  'DescribeTable',
+  'ListTables',
+  'DescribeTimeToLive',
+  'ListTagsOfResource',
 ]);
 
 /** dynalite operations after which a dynalite timer still changes the table's status. */

@@ -43,10 +43,18 @@ export function isApiError(err: unknown): err is DynaliteError & { statusCode: n
   return err instanceof Error && typeof (err as DynaliteError).statusCode === 'number' && (err as DynaliteError).body != null;
 }
 
+/** Whether internal failures (500s) are printed with their stack: `ENGINE_DEBUG`, via startEngine's `debug`. */
+let printInternalFailures = false;
+
+/** Turns printing of internal failures on or off, for every engine of the process. */
+export function setEngineDebug(on: boolean): void {
+  printInternalFailures = on;
+}
+
 /** The response for an error thrown inside the engine; anything not an API error is a 500. */
 export function toErrorResponse(err: unknown): EngineResponse {
   if (isApiError(err)) return { status: err.statusCode, body: err.body };
-  if (process.env.ENGINE_DEBUG) console.error(err);
+  if (printInternalFailures) console.error(err);
   return {
     status: 500,
     body: { __type: `${CORAL_SERVICE}InternalFailure`, message: err instanceof Error ? err.message : String(err) },

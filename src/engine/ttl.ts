@@ -10,7 +10,7 @@
  */
 import { getTable, validations, type Store } from './dynalite-internals';
 import { DYNAMODB_ERROR, apiError, validationException } from './errors';
-import type { OperationHandler } from './engine';
+import type { OperationHandler } from './operation';
 
 interface TimeToLiveSetting {
   AttributeName: string;
@@ -66,7 +66,10 @@ async function updateTimeToLive(store: Store, request: UpdateRequest): Promise<u
   const { TableName, TimeToLiveSpecification: spec } = request;
   const table = await getTable(store, TableName, false);
   if (table.TableStatus !== 'ACTIVE') {
-    throw apiError(`${DYNAMODB_ERROR}ResourceInUseException`, `Attempt to change a resource which is still in use: Table is being ${table.TableStatus === 'CREATING' ? 'created' : 'updated'}: ${TableName}`);
+    throw apiError(
+      `${DYNAMODB_ERROR}ResourceInUseException`,
+      `Attempt to change a resource which is still in use: Table is being ${table.TableStatus === 'CREATING' ? 'created' : 'updated'}: ${TableName}`,
+    );
   }
   const current = await readSetting(store, TableName);
   if (spec.Enabled) {

@@ -1,7 +1,7 @@
 /**
  * Runs one migration over the whole table.
  *
- * - Scan: `parallelScan`, `segments` workers (default 4), `pageSize` items a page (default 100).
+ * - Scan: `Table.parallelScan`, `segments` workers (default 4), `pageSize` items a page (default 100).
  *   Each worker hands a page over and asks for the next only once the page is settled.
  * - Rate: before a page is rewritten the limiter is asked for one token per scanned item, so the
  *   run reads, and writes, at most `--rate` items a second (rate-limit.ts).
@@ -23,7 +23,6 @@
  *   written so far stand.
  */
 import type { Item, Table } from '../dynamo/table';
-import { parallelScan } from '../tools/parallel-scan';
 import {
   addCounts,
   isMigrationName,
@@ -37,6 +36,8 @@ import {
   type MigrationCounts,
 } from '../model/migration';
 import { writeUpdate } from '../model/guards';
+import { isConditionalCheckFailed } from '../dynamo/errors';
+import { setFields } from '../dynamo/update-expression';
 import type { Migration, Rewrite } from './migration';
 import { unlimited, type Limiter } from './rate-limit';
 
@@ -138,13 +139,13 @@ export async function runMigration(table: Table, migration: Migration, options: 
     options.onPage?.({ segment, page, run });
   };
 
-  // One parallelScan per segment, so the runner can wait for every worker to stop before it
+  // One parallel scan per segment, so the runner can wait for every worker to stop before it
   // returns (a failing segment must not leave others writing behind its back).
   const outcomes = await Promise.allSettled(positions.map(async (position, segment) => {
     if (position.start === null) return 0;
     const startKeys = Array.from({ length: segments }, (_, s) => (s === segment ? position.start : null));
     try {
-      const totals = await parallelScan(table, { segments, startKeys, pageSize, onPage: ({ segment: s, items, next }) => settlePage(s, items, next) });
+      const totals = await table.parallelScan({ segments, startKeys, pageSize, onPage: ({ segment: s, items, next }) => settlePage(s, items, next) });
       return totals.requests;
     } catch (error) {
       if (!(error instanceof Stop)) failure ??= error;
@@ -211,18 +212,18 @@ async function rewritePage(
 
 /** One conditional UpdateItem; false when its condition failed (the item changed since the scan). */
 async function applyRewrite(table: Table, rewrite: Rewrite): Promise<boolean> {
-  const entries = Object.entries(rewrite.set);
+  const set = setFields(rewrite.set, { indexed: 'm' });
   try {
     await writeUpdate(table, {
       Key: rewrite.key,
-      UpdateExpression: `SET ${entries.map((_, i) => `#m${i} = :m${i}`).join(', ')}`,
+      UpdateExpression: set.expression,
       ConditionExpression: `attribute_exists(PK) AND (${rewrite.condition.expression})`,
-      ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], i) => [`#m${i}`, name])), ...rewrite.condition.names },
-      ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], i) => [`:m${i}`, value])), ...rewrite.condition.values },
+      ExpressionAttributeNames: { ...set.names, ...rewrite.condition.names },
+      ExpressionAttributeValues: { ...set.values, ...rewrite.condition.values },
     });
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }

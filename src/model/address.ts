@@ -1,57 +1,31 @@
 /**
- * Address: items in the customer's collection, sorting right above the profile.
+ * Address: items in the customer's collection, sorting right above the profile; read with the
+ * customer screen (collection.ts).
  *
- * | pattern           | index | key condition                                              |
- * | ----------------- | ----- | ---------------------------------------------------------- |
- * | (customer screen) | table | PK = CUSTOMER#<id>, begins_with(SK, PROFILE), see collection.ts |
- *
- * Key: PK = CUSTOMER#<customerId>, SK = PROFILE#ADDRESS#<label>. The label is the address's name
+ * Key and codec: `addressEntity` (src/model/entity/address.ts): PK = CUSTOMER#<customerId>, SK = PROFILE#ADDRESS#<label>. The label is the address's name
  * within the customer ("home", "work") and its identity: putting a label again replaces it.
  * At most `MAX_ADDRESSES` per customer, because every address rides in the customer screen's one
  * bounded read; the bound is a condition on the profile's `addressLabels` set.
  */
 import type { Item, Table } from '../dynamo/table';
 import { conflict } from './errors';
-import { checkKeyPart, checkText, SEP, str } from './keys';
-import { checkCustomerId, customerKeys, customerNotFound, PROFILE_SK } from './customer';
+import { checkKeyPart, checkText } from './keys';
+import { checkCustomerId, customerKeys, customerNotFound } from './customer';
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
-import { declareEntity, pkOf, skOf } from './declare';
+import { addressEntity, addressToItem, type AddressRecord } from './entity/address';
 
 export const MAX_ADDRESSES = 10;
-export const ADDRESS_PREFIX = `${PROFILE_SK}${SEP}ADDRESS${SEP}`;
+export const ADDRESS_PREFIX = addressEntity.templates.SK.prefix;
 const LABEL_MAX = 40;
 
 export const addressKeys = {
-  key: (customerId: string, label: string) => ({ PK: customerKeys.pk(customerId), SK: `${ADDRESS_PREFIX}${label}` }),
+  key: (customerId: string, label: string) => addressEntity.key({ customerId, label }),
 };
 
-export const addressEntity = declareEntity({
-  name: 'Address',
-  type: 'ADDRESS',
-  graphql: 'Address',
-  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE#ADDRESS#<label>' },
-  matches: (item) => pkOf(item).startsWith(customerKeys.pk('')) && skOf(item).startsWith(ADDRESS_PREFIX),
-  requiresGsi1: false,
-  expires: false,
-});
+// ---- codec (declared with the entity, src/model/entity/address.ts) -------------------------
 
-// ---- codec ---------------------------------------------------------------------------------
-
-export function addressToItem(customerId: string, address: AddressRecord): Item {
-  return { ...addressKeys.key(customerId, address.label), type: 'ADDRESS', customerId, ...address };
-}
-
-export function addressFromItem(item: Item) {
-  return {
-    label: str(item, 'label'),
-    street: str(item, 'street'),
-    city: str(item, 'city'),
-    postalCode: str(item, 'postalCode'),
-    country: str(item, 'country'),
-  };
-}
-export type AddressRecord = ReturnType<typeof addressFromItem>;
+export { addressFromItem, addressToItem, type AddressRecord } from './entity/address';
 
 // ---- validation ----------------------------------------------------------------------------
 

@@ -1,25 +1,35 @@
 /**
- * Everything the model declares about itself, in one place for tools (the generated
- * access-pattern table, the doctor, migrations): every entity's key layout and every named access
- * pattern. Each entity module declares its own (declare.ts); importing them all here makes the
- * lists complete. (This is the list of declared entities; the product catalog is product.ts.)
+ * Every named access pattern, listed explicitly (the entities are listed in entities.ts). Each is
+ * declared on the function that runs it (`pattern`, declare.ts), or, for a planned Query or a read
+ * inside another operation, next to the code that sends it (`declarePattern`). Read by the
+ * generated docs/access-patterns.md and by test/access-pattern-bounds.int.test.ts, which runs
+ * each one on adversarial data and checks it reads no more than its declared bound.
+ * (This is the model's catalog of declarations; the product catalog is product.ts.)
  */
-import './customer';
-import './address';
-import './order';
-import './product';
-import './status-index';
-import './sku-index';
-import './collection';
-import './email';
-import './idempotency';
-import './migration';
-import { declaredEntitiesSoFar, declaredPatternsSoFar, type AccessPattern, type EntityDeclaration } from './declare';
-
-export function entities(): readonly EntityDeclaration[] {
-  return declaredEntitiesSoFar();
-}
+import type { AccessPattern } from './declare';
+import { customerByEmail, customerProfile } from './customer';
+import { ordersByStatus } from './status-index';
+import { orderDetail } from './order';
+import { idempotencyClaim, idempotencyRecord } from './idempotency';
+import { orderHeaders, ordersBySku } from './sku-index';
+import { catalogPrices, product, products } from './product';
+import { migrationState } from './migration';
+import { collectionPatterns } from './collection';
 
 export function accessPatterns(): readonly AccessPattern[] {
-  return declaredPatternsSoFar();
+  return [
+    customerProfile.pattern,
+    customerByEmail.pattern,
+    ordersByStatus.pattern,
+    orderDetail.pattern,
+    idempotencyClaim,
+    idempotencyRecord.pattern,
+    ordersBySku.pattern,
+    orderHeaders.pattern,
+    product.pattern,
+    products.pattern,
+    catalogPrices.pattern,
+    migrationState.pattern,
+    ...collectionPatterns,
+  ];
 }

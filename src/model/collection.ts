@@ -16,21 +16,24 @@
  * however many orders the customer has.
  */
 import type { Item, Key, Table } from '../dynamo/table';
+import { queryAll } from '../dynamo/paging';
 import { addressFromItem, ADDRESS_PREFIX, MAX_ADDRESSES, type AddressRecord } from './address';
 import { customerFromItem, customerKeys, customerProfile, PROFILE_SK, type CustomerRecord } from './customer';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
 import { badInput } from './errors';
-import { declarePatterns } from './declare';
-import { isSummarySk, ORDER_PREFIX, orderFromItem, orderKeys, type OrderRecord } from './order';
+import { declarePattern, type AccessPattern } from './declare';
+import { orderSummaryEntity } from './entities';
+import { ORDER_PREFIX, orderFromItem, orderKeys, type OrderRecord } from './order';
 
-/** What a GraphQL selection wants of `orders(first, after, month)`, as given. */
-export const collectionPatterns = declarePatterns(
-  { name: 'customerScreen', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>', order: 'newest first', bound: 'Limit 1 + 10 + first + 1' },
-  { name: 'customerProfileOrders', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, SK <= PROFILE', order: 'newest first', bound: 'Limit 1 + first + 1' },
-  { name: 'customerHead', entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, PROFILE) or SK = PROFILE', order: '—', bound: '1 + 10' },
-  { name: 'customerOrderWindow', entity: 'Order summary', graphql: ['Customer.orders(month, after)'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor', order: 'newest first', bound: 'Limit first + 1' },
-  { name: 'customerProfiles', entity: 'Customer profile', graphql: ['Order.customer', 'Customer.name'], index: 'table', operation: 'BatchGetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried', order: '—', bound: '1 item a key' },
-);
+/** The Queries a plan may hold (`PlannedQuery.pattern`) and the profiles BatchGetItem; bounds take the window's `first`. */
+type Window = { first: number };
+export const collectionPatterns: readonly AccessPattern[] = [
+  declarePattern('customerScreen', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>', order: 'newest first', bound: ({ first }: Window) => 1 + MAX_ADDRESSES + first + 1, boundDoc: 'Limit 1 + 10 + first + 1' }),
+  declarePattern('customerProfileOrders', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, SK <= PROFILE', order: 'newest first', bound: ({ first }: Window) => 1 + first + 1, boundDoc: 'Limit 1 + first + 1' }),
+  declarePattern('customerHead', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, PROFILE) or SK = PROFILE', order: '—', bound: () => 1 + MAX_ADDRESSES, boundDoc: 'Limit 1 + 10' }),
+  declarePattern('customerOrderWindow', { entity: 'Order summary', graphql: ['Customer.orders(month, after)'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor', order: 'newest first', bound: ({ first }: Window) => first + 1, boundDoc: 'Limit first + 1' }),
+  declarePattern('customerProfiles', { entity: 'Customer profile', graphql: ['Order.customer', 'Customer.name'], index: 'table', operation: 'BatchGetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried', order: '—', bound: (customerIds: readonly string[]) => customerIds.length, boundDoc: '1 item a key' }),
+];
 
 export interface OrderWindowArgs {
   first?: number | null | undefined;
@@ -85,9 +88,9 @@ function cursorScope(customerId: string, month: string | undefined): string {
 }
 
 function decodeOrderCursor(customerId: string, month: string | undefined, cursor: string): Key {
-  const pk = customerKeys.pk(customerId);
+  // The key of one of this customer's order summaries, of that month: the summary's declared shape.
   const key = decodeCursor(cursor, cursorScope(customerId, month), (k) =>
-    Object.keys(k).length === 2 && k.PK === pk && typeof k.SK === 'string' && isSummarySk(k.SK) && k.SK.startsWith(orderKeys.summaryPrefix(month)));
+    Object.keys(k).length === 2 && orderSummaryEntity.parseKey(k)?.customerId === customerId && k.SK!.startsWith(orderKeys.summaryPrefix(month)));
   return { PK: key.PK as string, SK: key.SK as string };
 }
 
@@ -212,16 +215,8 @@ export function planCollection(customerId: string, need: CollectionNeed): Planne
  * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
  */
 export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: Item[]; complete: boolean }> {
-  const items: Item[] = [];
-  let start = query.input.ExclusiveStartKey;
-  for (;;) {
-    const remaining = query.limit === undefined ? undefined : query.limit - items.length;
-    const page = await table.query({ ...query.input, ...(remaining === undefined ? {} : { Limit: remaining }), ...(start ? { ExclusiveStartKey: start } : {}) });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-    if (!start) return { items, complete: true };
-    if (query.limit !== undefined && items.length >= query.limit) return { items, complete: false };
-  }
+  const { items, complete } = await queryAll(table, query.input, { limit: query.limit });
+  return { items, complete };
 }
 
 /** Splits a planned Query's items by sort-key prefix into `state`. */

@@ -1,11 +1,7 @@
 /**
- * Customer: the profile item and the item collection it heads.
- *
- * | pattern            | index | key condition                                   | order       |
- * | ------------------ | ----- | ----------------------------------------------- | ----------- |
- * | customerProfile    | table | PK = CUSTOMER#<id>, SK = PROFILE                | —           |
- * | customerByEmail    | GSI1  | GSI1PK = EMAIL#<email NFKC, lower-case>         | —           |
- * | (collection reads) | table | PK = CUSTOMER#<id>, see `collection.ts`         | newest first|
+ * Customer: the profile item and the item collection it heads. Its keys are declared in
+ * entity/customer.ts (`customerEntity`), its access patterns on the functions below (`pattern`); both
+ * are listed in docs/access-patterns.md. Collection reads are in collection.ts.
  *
  * Key layout of the collection `CUSTOMER#<id>` (SK, ascending):
  *   ORDER#<placedAt ISO>#<orderId>   order summaries (order.ts)
@@ -20,72 +16,36 @@
  * transaction. Every email key goes through `canonicalEmail` (email.ts); the profile displays
  * the email in its NFKC form, as checkEmail returns it.
  */
-import type { Item, Table, TransactAction } from '../dynamo/table';
+import type { Table, TransactAction } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
+import { setFields } from '../dynamo/update-expression';
 import { badInput, conflict, notFound } from './errors';
-import { checkId, checkText, newId, nowIso, SEP, str } from './keys';
-import { canonicalEmail, emailGuardItem, emailGuardKey } from './email';
+import { checkId, checkText, newId, nowIso } from './keys';
+import { emailGuardItem, emailGuardKey } from './email';
+import { canonicalEmail } from './entity/parts';
+import { customerEntity, customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
 import { writeTransaction, writeUpdate } from './guards';
 import { cancellationReasons, failedCondition, isConditionalCheckFailed } from './transactions';
-import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
+import { pattern } from './declare';
 
-export const CUSTOMER_PREFIX = `CUSTOMER${SEP}`;
-export const PROFILE_SK = 'PROFILE';
+export const CUSTOMER_PREFIX = customerEntity.templates.PK.prefix;
+export const PROFILE_SK = customerEntity.templates.SK.text;
 export const NAME_MAX = 200;
 export const EMAIL_MAX = 254;
 
+/** The customer's keys, built from its declaration (entity/customer.ts). */
 export const customerKeys = {
-  pk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
-  profile: (customerId: string) => ({ PK: customerKeys.pk(customerId), SK: PROFILE_SK }),
-  gsi1pk: (email: string) => `EMAIL${SEP}${canonicalEmail(email)}`,
-  gsi1sk: (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`,
+  pk: (customerId: string) => customerEntity.templates.PK.build({ id: customerId }),
+  profile: (customerId: string) => customerEntity.key({ id: customerId }),
+  gsi1pk: (email: string) => customerEntity.templates.GSI1PK!.build({ email }),
+  gsi1sk: (customerId: string) => customerEntity.templates.GSI1SK!.build({ id: customerId }),
   /** The customer id of a collection key, or undefined when the key is not a customer's. */
-  idOf: (pk: string): string | undefined => (pk.startsWith(CUSTOMER_PREFIX) ? pk.slice(CUSTOMER_PREFIX.length) : undefined),
+  idOf: (pk: string): string | undefined => (customerEntity.templates.PK.claims(pk) ? pk.slice(CUSTOMER_PREFIX.length) : undefined),
 };
 
-export const customerEntity = declareEntity({
-  name: 'Customer profile',
-  type: 'CUSTOMER',
-  graphql: 'Customer',
-  keys: { PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email NFKC, lower-case>', GSI1SK: 'CUSTOMER#<customerId>' },
-  matches: (item) => pkOf(item).startsWith(CUSTOMER_PREFIX) && skOf(item) === PROFILE_SK,
-  requiresGsi1: true,
-  gsi1Of: (item) => (typeof item.email === 'string' && typeof item.id === 'string'
-    ? { GSI1PK: customerKeys.gsi1pk(item.email), GSI1SK: customerKeys.gsi1sk(item.id) }
-    : undefined),
-  expires: false,
-});
+// ---- codec (declared with the entity, src/model/entity/customer.ts) ------------------------
 
-export const customerPatterns = declarePatterns(
-  { name: 'customerProfile', entity: 'Customer profile', graphql: ['Customer.name', 'Order.customer'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE', order: '—', bound: '1 item' },
-  { name: 'customerByEmail', entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: 'Limit 1' },
-);
-
-// ---- codec ---------------------------------------------------------------------------------
-
-export function profileToItem(customer: CustomerRecord): Item {
-  return {
-    ...customerKeys.profile(customer.id),
-    GSI1PK: customerKeys.gsi1pk(customer.email),
-    GSI1SK: customerKeys.gsi1sk(customer.id),
-    type: 'CUSTOMER',
-    id: customer.id,
-    name: customer.name,
-    email: customer.email,
-    createdAt: customer.createdAt,
-  };
-}
-
-export function customerFromItem(item: Item) {
-  return {
-    id: str(item, 'id'),
-    name: str(item, 'name'),
-    email: str(item, 'email'),
-    createdAt: str(item, 'createdAt'),
-  };
-}
-/** A customer profile as the model hands it out; GraphQL resolvers receive this type. */
-export type CustomerRecord = ReturnType<typeof customerFromItem>;
+export { customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
 
 /**
  * A customer as GraphQL resolvers receive it: the id, and the profile when it is already known.
@@ -122,22 +82,28 @@ export function checkCustomerId(value: string, field = 'id'): string {
 // ---- access patterns -----------------------------------------------------------------------
 
 /** customerProfile: the profile alone, or undefined when there is no such customer. */
-export async function customerProfile(table: Table, customerId: string, consistent = false): Promise<CustomerRecord | undefined> {
-  const item = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
-  return item ? customerFromItem(item) : undefined;
-}
+export const customerProfile = pattern(
+  { entity: 'Customer profile', graphql: ['Customer.name', 'Order.customer'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE', order: '—', bound: () => 1, boundDoc: '1 item' },
+  async function customerProfile(table: Table, customerId: string, consistent = false): Promise<CustomerRecord | undefined> {
+    const item = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
+    return item ? customerFromItem(item) : undefined;
+  },
+);
 
 /** customerByEmail: GSI1, by the canonical email (NFKC, case-insensitive); undefined when no customer has that email. */
-export async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
-  const { Items = [] } = await table.query({
-    IndexName: GSI1,
-    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-    ExpressionAttributeValues: { ':pk': customerKeys.gsi1pk(email), ':sk': CUSTOMER_PREFIX },
-    Limit: 1,
-  });
-  const item = Items[0];
-  return item ? customerFromItem(item) : undefined;
-}
+export const customerByEmail = pattern(
+  { entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: () => 1, boundDoc: 'Limit 1' },
+  async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
+    const { Items = [] } = await table.query({
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+      ExpressionAttributeValues: { ':pk': customerKeys.gsi1pk(email), ':sk': CUSTOMER_PREFIX },
+      Limit: 1,
+    });
+    const item = Items[0];
+    return item ? customerFromItem(item) : undefined;
+  },
+);
 
 // ---- writes --------------------------------------------------------------------------------
 
@@ -160,7 +126,7 @@ export async function createCustomer(table: Table, input: CreateCustomerInput, o
   };
   try {
     await writeTransaction(table, [
-      { Put: { Item: profileToItem(customer), ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { Item: customerToItem(customer), ConditionExpression: 'attribute_not_exists(PK)' } },
       { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
     ]);
   } catch (error) {
@@ -243,22 +209,14 @@ async function setProfileFields(
   condition: string,
   conditionValues: Record<string, unknown> = {},
 ): Promise<CustomerRecord | undefined> {
-  const sets: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ...conditionValues };
-  for (const [field, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    sets.push(`#${field} = :${field}`);
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-  }
+  const set = setFields(fields);
   try {
     const { Attributes } = await writeUpdate(table, {
       Key: customerKeys.profile(customerId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: set.expression,
       ConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ExpressionAttributeNames: set.names,
+      ExpressionAttributeValues: { ...conditionValues, ...set.values },
       ReturnValues: 'ALL_NEW',
     });
     return customerFromItem(Attributes ?? {});

@@ -9,9 +9,9 @@
  * For an Update the final item is not known before it is applied; its key and the values it sets
  * are checked, and DynamoDB enforces the rest.
  */
-import type { Item, Table, TransactAction } from '../dynamo/table';
+import type { Item, Table, TransactAction, WriteGuard } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
-import { entityOf } from './declare';
+import { entityOf } from './entities';
 import { badInput } from './errors';
 import { cancellationReasons, isTransactionConflict } from './transactions';
 import { backoffMs, sleep } from '../dynamo/backoff';
@@ -116,4 +116,15 @@ export async function writeTransaction(table: Table, actions: readonly TransactA
 export function writeUpdate(table: Table, input: Parameters<Table['update']>[0]) {
   guardUpdate(input);
   return table.update(input);
+}
+
+/** The write guards as the seam applies them (`Table.withGuard`): every put and update checked. */
+export const writeGuard: WriteGuard = {
+  item: (item) => void guardItem(item),
+  update: (update) => guardUpdate(update),
+};
+
+/** `table` with the write guards on every write it sends (seed, bench and test loaders use it). */
+export function guarded(table: Table): Table {
+  return table.withGuard(writeGuard);
 }

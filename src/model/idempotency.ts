@@ -1,9 +1,10 @@
 /**
  * Idempotency record: remembers which order an `idempotencyKey` produced, for a while.
  *
- * | pattern           | index | key                                                     |
- * | ----------------- | ----- | ------------------------------------------------------- |
- * | idempotencyRecord | table | PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY   |
+ * Keys and codec: `idempotencyEntity` (src/model/entity/idempotency.ts), PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY.
+ * placeOrder reads a record in one of two ways, both declared below: as the ALL_OLD item of its
+ * cancelled transaction (`idempotencyClaim`), or with one consistent GetItem when it refuses a SKU
+ * (`idempotencyRecord`): a replay of an order whose product has since left the catalog.
  *
  * A key belongs to the customer who ordered: the same key sent by two customers is two orders,
  * and no customer can learn (through a CONFLICT) or replay (getting the order back) another's
@@ -17,33 +18,21 @@
  * write condition lets a new order overwrite it.
  */
 import { createHash } from 'node:crypto';
-import type { Item } from '../dynamo/table';
+import type { Table } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
-import { checkKeyPart, SEP } from './keys';
-import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
+import { checkKeyPart } from './keys';
+import { declarePattern, pattern } from './declare';
+import { idempotencyEntity, idempotencyFromItem, type IdempotencyRecord } from './entity/idempotency';
 
-export const IDEMPOTENCY_PREFIX = `IDEMPOTENCY${SEP}`;
-export const IDEMPOTENCY_SK = 'IDEMPOTENCY';
+export const IDEMPOTENCY_PREFIX = idempotencyEntity.templates.PK.prefix;
+export const IDEMPOTENCY_SK = idempotencyEntity.templates.SK.text;
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const KEY_MAX = 128;
 
 export const idempotencyKeys = {
-  key: (customerId: string, idempotencyKey: string) => ({ PK: `${IDEMPOTENCY_PREFIX}${customerId}${SEP}${idempotencyKey}`, SK: IDEMPOTENCY_SK }),
+  key: (customerId: string, idempotencyKey: string) => idempotencyEntity.key({ customerId, key: idempotencyKey }),
 };
-
-export const idempotencyEntity = declareEntity({
-  name: 'Idempotency record',
-  type: 'IDEMPOTENCY',
-  keys: { PK: 'IDEMPOTENCY#<customerId>#<key>', SK: 'IDEMPOTENCY' },
-  matches: (item) => pkOf(item).startsWith(IDEMPOTENCY_PREFIX) && skOf(item) === IDEMPOTENCY_SK,
-  requiresGsi1: false,
-  expires: true,
-});
-
-export const idempotencyPatterns = declarePatterns(
-  { name: 'idempotencyRecord', entity: 'Idempotency record', graphql: ['Mutation.placeOrder'], index: 'table', operation: 'GetItem', keyCondition: 'PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY (the ALL_OLD item of a cancelled placeOrder; GetItem, consistent, only when a replay names a SKU no longer sold)', order: '—', bound: '1 item' },
-);
 
 export function checkIdempotencyKey(value: string, field = 'input.idempotencyKey'): string {
   return checkKeyPart(value, field, KEY_MAX);
@@ -54,44 +43,46 @@ export function fingerprint(payload: unknown): string {
   return createHash('sha256').update(JSON.stringify(payload)).digest('base64url');
 }
 
-export interface IdempotencyRecord {
-  /** The customer the key belongs to. */
-  customerId: string;
-  key: string;
-  orderId: string;
-  fingerprint: string;
-  /** Epoch seconds. */
-  expiresAt: number;
-}
+// ---- codec (declared with the entity, src/model/entity/idempotency.ts) ---------------------
 
-export function idempotencyToItem(record: IdempotencyRecord): Item {
-  return {
-    ...idempotencyKeys.key(record.customerId, record.key),
-    type: 'IDEMPOTENCY',
-    orderId: record.orderId,
-    fingerprint: record.fingerprint,
-    [TTL_ATTRIBUTE]: record.expiresAt,
-  };
-}
-
-/** The record an item holds, or undefined when the item has expired (DynamoDB may not have deleted it yet). */
-export function idempotencyFromItem(item: Item, nowSeconds = epochSeconds()): IdempotencyRecord | undefined {
-  const expiresAt = item[TTL_ATTRIBUTE];
-  if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
-  const owned = String(item.PK).slice(IDEMPOTENCY_PREFIX.length);
-  const at = owned.indexOf(SEP);
-  return {
-    customerId: at < 0 ? '' : owned.slice(0, at),
-    key: owned.slice(at + 1),
-    orderId: String(item.orderId),
-    fingerprint: String(item.fingerprint),
-    expiresAt,
-  };
-}
+export { epochSeconds, idempotencyFromItem, idempotencyToItem, type IdempotencyRecord } from './entity/idempotency';
 
 /** The write condition of a new record: no live record holds the key. */
 export const IDEMPOTENCY_FREE = `attribute_not_exists(PK) OR ${TTL_ATTRIBUTE} <= :now`;
 
-export function epochSeconds(date = new Date()): number {
-  return Math.floor(date.getTime() / 1000);
-}
+/**
+ * idempotencyClaim: placeOrder's transaction puts the record under IDEMPOTENCY_FREE with
+ * `ReturnValuesOnConditionCheckFailure: ALL_OLD`, so a cancelled transaction returns the live
+ * record of the key (a replay, or the same key for another order): no read request of its own.
+ */
+export const idempotencyClaim = declarePattern<[]>('idempotencyClaim', {
+  entity: 'Idempotency record',
+  graphql: ['Mutation.placeOrder'],
+  index: 'table',
+  operation: 'TransactWriteItems',
+  keyCondition: 'Put PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY if no live record holds it; when cancelled, the record held comes back as ALL_OLD',
+  order: '—',
+  bound: () => 1,
+  boundDoc: '1 item (the ALL_OLD of one action)',
+});
+
+/**
+ * idempotencyRecord: the live record of a customer's key, one consistent GetItem; undefined when
+ * there is none (or it expired). placeOrder sends it only when it refuses a SKU.
+ */
+export const idempotencyRecord = pattern(
+  {
+    entity: 'Idempotency record',
+    graphql: ['Mutation.placeOrder'],
+    index: 'table',
+    operation: 'GetItem',
+    keyCondition: 'PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY, consistent; only when placeOrder refuses a SKU (a replay of an order whose product left the catalog)',
+    order: '—',
+    bound: () => 1,
+    boundDoc: '1 item',
+  },
+  async function idempotencyRecord(table: Table, customerId: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const item = await table.get({ Key: idempotencyKeys.key(customerId, key), ConsistentRead: true });
+    return item ? idempotencyFromItem(item) : undefined;
+  },
+);

@@ -1,6 +1,7 @@
 /** The model's public surface: entities, their codecs and their named access patterns. */
 export * from './errors';
 export * from './keys';
+export * from './entities';
 export * from './customer';
 export * from './email';
 export * from './address';
@@ -8,6 +9,7 @@ export * from './order';
 export * from './place-order';
 export * from './product';
 export * from './status-index';
+export * from './settings';
 export * from './sku-index';
 export * from './idempotency';
 export * from './migration';

@@ -33,6 +33,8 @@ export function isId(value: string): boolean {
   return ULID.test(value);
 }
 
+// Control characters are exactly what this refuses.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A UTF-16 surrogate without its pair: not text, and DynamoDB would store every one alike. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

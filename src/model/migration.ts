@@ -1,13 +1,9 @@
 /**
  * Migration bookkeeping, kept in the table itself (src/migrations runs the migrations).
  *
- * | pattern        | index | key condition                               | order       |
- * | -------------- | ----- | ------------------------------------------- | ----------- |
- * | migrationState | table | PK = MIGRATION#<name>, consistent           | by sort key |
- *
- * Keys:
- *   applied record   PK = MIGRATION#<name>  SK = APPLIED
- *   checkpoint       PK = MIGRATION#<name>  SK = CHECKPOINT#<segment, 3 digits>
+ * Keys (declared in src/model/entity/migration.ts): the applied record `MIGRATION#<name>` /
+ * `APPLIED`, and one checkpoint per scan segment, `MIGRATION#<name>` / `CHECKPOINT#<segment>`.
+ * One access pattern, `migrationState` (declared on the function below).
  *
  * A checkpoint is where one scan segment of a run stands: the `LastEvaluatedKey` after the last
  * page whose rewrites have all settled (`next`), or `done`, plus that segment's counts so far and
@@ -16,49 +12,30 @@
  * rerun updates it (`runs`, `lastRunAt`). Every write goes through the write guards.
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
+import { queryAll } from '../dynamo/paging';
 import { writeTransaction, writeUpdate } from './guards';
-import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
-import { SEP } from './keys';
+import { isConditionalCheckFailed } from './transactions';
+import { assignments, updateExpression } from '../dynamo/update-expression';
+import { pattern } from './declare';
+import { migrationAppliedEntity, migrationCheckpointEntity } from './entity/migration';
 
-export const MIGRATION_PREFIX = `MIGRATION${SEP}`;
-export const APPLIED_SK = 'APPLIED';
-export const CHECKPOINT_PREFIX = `CHECKPOINT${SEP}`;
-/** A migration's name: its file name, `NNNN-words-with-dashes`. */
-const MIGRATION_NAME = /^\d{4}-[a-z0-9]+(-[a-z0-9]+)*$/;
+export const MIGRATION_PREFIX = migrationAppliedEntity.templates.PK.prefix;
+export const APPLIED_SK = migrationAppliedEntity.templates.SK.text;
+export const CHECKPOINT_PREFIX = migrationCheckpointEntity.templates.SK.prefix;
 /** At most this many scan segments, so the applied record and every checkpoint fit in one transaction. */
 export const MAX_SEGMENTS = 64;
 
+/** A migration's name: its file name, `NNNN-words-with-dashes` (the declared key part). */
 export function isMigrationName(name: string): boolean {
-  return MIGRATION_NAME.test(name);
+  return migrationAppliedEntity.isPart('name', name);
 }
 
+/** The keys of a migration's bookkeeping, built from their declarations (entity/migration.ts). */
 export const migrationKeys = {
-  pk: (name: string) => `${MIGRATION_PREFIX}${name}`,
-  applied: (name: string): Key => ({ PK: migrationKeys.pk(name), SK: APPLIED_SK }),
-  checkpoint: (name: string, segment: number): Key => ({ PK: migrationKeys.pk(name), SK: `${CHECKPOINT_PREFIX}${String(segment).padStart(3, '0')}` }),
+  pk: (name: string) => migrationAppliedEntity.templates.PK.build({ name }),
+  applied: (name: string): Key => migrationAppliedEntity.key({ name }),
+  checkpoint: (name: string, segment: number): Key => migrationCheckpointEntity.key({ name, segment }),
 };
-
-export const migrationAppliedEntity = declareEntity({
-  name: 'Migration record',
-  type: 'MIGRATION',
-  keys: { PK: 'MIGRATION#<name>', SK: 'APPLIED' },
-  matches: (item) => pkOf(item).startsWith(MIGRATION_PREFIX) && skOf(item) === APPLIED_SK,
-  requiresGsi1: false,
-  expires: false,
-});
-
-export const migrationCheckpointEntity = declareEntity({
-  name: 'Migration checkpoint',
-  type: 'MIGRATION_CHECKPOINT',
-  keys: { PK: 'MIGRATION#<name>', SK: 'CHECKPOINT#<segment, 3 digits>' },
-  matches: (item) => pkOf(item).startsWith(MIGRATION_PREFIX) && skOf(item).startsWith(CHECKPOINT_PREFIX),
-  requiresGsi1: false,
-  expires: false,
-});
-
-export const migrationPatterns = declarePatterns(
-  { name: 'migrationState', entity: 'Migration record', graphql: [], index: 'table', operation: 'Query', keyCondition: 'PK = MIGRATION#<name>: the APPLIED record and every CHECKPOINT#<segment>, consistent', order: 'by sort key', bound: `1 + segments (≤ ${MAX_SEGMENTS})` },
-);
 
 // ---- codec ---------------------------------------------------------------------------------
 
@@ -148,40 +125,30 @@ export interface MigrationState {
 }
 
 /** migrationState: the applied record and the checkpoints of one migration, one consistent Query. */
-export async function migrationState(table: Table, name: string): Promise<MigrationState> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.query({
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
-      ConsistentRead: true,
-      ExclusiveStartKey: start,
-    });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  const applied = items.find((item) => item.SK === APPLIED_SK);
+export const migrationState = pattern({
+  entity: 'Migration record',
+  graphql: [],
+  index: 'table',
+  operation: 'Query',
+  keyCondition: 'PK = MIGRATION#<name>: the APPLIED record and every CHECKPOINT#<segment>, consistent',
+  order: 'by sort key',
+  bound: () => 1 + MAX_SEGMENTS,
+  boundDoc: `1 + segments (≤ ${MAX_SEGMENTS})`,
+}, async function migrationState(table: Table, name: string): Promise<MigrationState> {
+  // Bounded by the data model: the applied record and at most MAX_SEGMENTS checkpoints.
+  const { items } = await queryAll(table, {
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
+    ConsistentRead: true,
+  });
+  const applied = items.find(migrationAppliedEntity.matches);
   return {
     applied: applied ? appliedFromItem(applied) : undefined,
-    checkpoints: items.filter((item) => String(item.SK).startsWith(CHECKPOINT_PREFIX)).map(checkpointFromItem).sort((a, b) => a.segment - b.segment),
+    checkpoints: items.filter(migrationCheckpointEntity.matches).map(checkpointFromItem).sort((a, b) => a.segment - b.segment),
   };
-}
+});
 
 // ---- writes --------------------------------------------------------------------------------
-
-/**
- * `SET #a = :a, …` for `values`, every name behind a placeholder (DynamoDB reserves many plain
- * words, `name`, `type`, `segment`, `next` among them).
- */
-function setAll(values: Record<string, unknown>): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
-  const entries = Object.entries(values);
-  return {
-    expression: entries.map(([name]) => `#${name} = :${name}`).join(', '),
-    names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-    values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-  };
-}
 
 /**
  * Records where a segment stands. Conditioned on moving forward (`pages` grows), so a slower
@@ -189,8 +156,8 @@ function setAll(values: Record<string, unknown>): { expression: string; names: R
  * stored checkpoint is already as far or further.
  */
 export async function saveCheckpoint(table: Table, name: string, checkpoint: Omit<Checkpoint, 'updatedAt'>, now: string): Promise<boolean> {
-  const set = setAll({
-    type: 'MIGRATION_CHECKPOINT',
+  const set = assignments({
+    type: migrationCheckpointEntity.type,
     migration: name,
     segment: checkpoint.segment,
     segments: checkpoint.segments,
@@ -203,14 +170,14 @@ export async function saveCheckpoint(table: Table, name: string, checkpoint: Omi
   try {
     await writeUpdate(table, {
       Key: migrationKeys.checkpoint(name, checkpoint.segment),
-      UpdateExpression: checkpoint.done ? `SET ${set.expression} REMOVE #next` : `SET ${set.expression}`,
+      UpdateExpression: updateExpression({ set: set.list, remove: checkpoint.done ? ['#next'] : [] }),
       ConditionExpression: 'attribute_not_exists(#pages) OR #pages < :pages',
       ExpressionAttributeNames: { ...set.names, '#next': 'next' },
       ExpressionAttributeValues: set.values,
     });
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -221,12 +188,12 @@ export async function saveCheckpoint(table: Table, name: string, checkpoint: Omi
  * checkpoint, in one transaction.
  */
 export async function recordApplied(table: Table, name: string, run: { segments: number; counts: MigrationCounts; checkpoints: number }, now: string): Promise<void> {
-  const set = setAll({ type: 'MIGRATION', name, lastRunAt: now, segments: run.segments, ...run.counts });
+  const set = assignments({ type: migrationAppliedEntity.type, name, lastRunAt: now, segments: run.segments, ...run.counts });
   const actions: TransactAction[] = [
     {
       Update: {
         Key: migrationKeys.applied(name),
-        UpdateExpression: `SET ${set.expression}, #appliedAt = if_not_exists(#appliedAt, :lastRunAt), #runs = if_not_exists(#runs, :zero) + :one`,
+        UpdateExpression: updateExpression({ set: [...set.list, '#appliedAt = if_not_exists(#appliedAt, :lastRunAt)', '#runs = if_not_exists(#runs, :zero) + :one'] }),
         ExpressionAttributeNames: { ...set.names, '#appliedAt': 'appliedAt', '#runs': 'runs' },
         ExpressionAttributeValues: { ...set.values, ':zero': 0, ':one': 1 },
       },

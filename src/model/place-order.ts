@@ -30,7 +30,7 @@ import {
   IDEMPOTENCY_FREE,
   IDEMPOTENCY_TTL_SECONDS,
   idempotencyFromItem,
-  idempotencyKeys,
+  idempotencyRecord,
   idempotencyToItem,
   type IdempotencyRecord,
 } from './idempotency';
@@ -150,11 +150,10 @@ async function heldOrder(table: Table, held: IdempotencyRecord, digest: string):
 /**
  * A replay of an order whose SKU has since left the catalog still returns that order: the
  * refusal is thrown only when no live record of this key holds the same payload. One consistent
- * GetItem, on this error path only.
+ * GetItem (`idempotencyRecord`), on this error path only.
  */
 async function replayOr(table: Table, customerId: string, key: string, digest: string, refusal: DomainError): Promise<OrderRecord> {
-  const item = await table.get({ Key: idempotencyKeys.key(customerId, key), ConsistentRead: true });
-  const held = item ? idempotencyFromItem(item) : undefined;
+  const held = await idempotencyRecord(table, customerId, key);
   if (!held || held.fingerprint !== digest) throw refusal;
   return heldOrder(table, held, digest);
 }

@@ -1,13 +1,9 @@
 /**
  * Product: the catalog placeOrder takes its prices from, in the same table.
  *
- * | pattern       | index | key condition                                                  | order           |
- * | ------------- | ----- | -------------------------------------------------------------- | --------------- |
- * | product       | table | PK = CATALOG, SK = PRODUCT#<sku> (GetItem)                     | —               |
- * | products      | table | PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor         | by SKU, ascending |
- * | catalogPrices | table | BatchGetItem of PK = CATALOG, SK = PRODUCT#<sku>, consistent   | —               |
+ * Access patterns: product, products, catalogPrices (declared on the functions below).
  *
- * Keys: PK = CATALOG, SK = PRODUCT#<sku>. Every product lives in ONE item collection:
+ * Keys and codec: `productEntity` (src/model/entity/product.ts): PK = CATALOG, SK = PRODUCT#<sku>. Every product lives in ONE item collection:
  * - GSI1's projection is INCLUDE and cannot change; it lacks `priceCents` and `active` (and a
  *   product's `sku`), so a catalog listed from the index would need a second read of every page
  *   from the table. A base-table collection lists the catalog in one Query, by SKU.
@@ -17,55 +13,30 @@
  *   by full key, so they spread over whatever ranges the collection has been split into.
  * A product is never deleted, only made inactive: orders keep naming its SKU.
  */
-import type { Item, Key, Table } from '../dynamo/table';
+import type { Key, Table } from '../dynamo/table';
+import { queryAll } from '../dynamo/paging';
 import { badInput } from './errors';
-import { checkText, SEP, str } from './keys';
+import { checkText } from './keys';
 import { checkFirst, decodeCursor, encodeCursor } from './cursor';
 import { guardItem } from './guards';
 import { checkSku } from './sku-index';
-import { SKU_MAX } from './order';
-import { declareEntity, declarePatterns, pkOf, skOf } from './declare';
+import { pattern } from './declare';
+import { productEntity, productFromItem, productToItem, type ProductRecord } from './entity/product';
 
-export const CATALOG_PK = 'CATALOG';
-export const PRODUCT_PREFIX = `PRODUCT${SEP}`;
+export const CATALOG_PK = productEntity.templates.PK.text;
+export const PRODUCT_PREFIX = productEntity.templates.SK.prefix;
 export const PRODUCT_NAME_MAX = 200;
 export const PRICE_MAX_CENTS = 100_000_000;
 
 export const productKeys = {
-  key: (sku: string): Key => ({ PK: CATALOG_PK, SK: `${PRODUCT_PREFIX}${sku}` }),
+  key: (sku: string): Key => productEntity.key({ sku }),
   /** The SKU of a product sort key, or undefined when the key is not a product's. */
   skuOf: (sk: string): string | undefined => (sk.startsWith(PRODUCT_PREFIX) ? sk.slice(PRODUCT_PREFIX.length) : undefined),
 };
 
-export const productEntity = declareEntity({
-  name: 'Product',
-  type: 'PRODUCT',
-  graphql: 'Product',
-  keys: { PK: 'CATALOG', SK: 'PRODUCT#<sku>' },
-  matches: (item) => pkOf(item) === CATALOG_PK && skOf(item).startsWith(PRODUCT_PREFIX),
-  requiresGsi1: false,
-  expires: false,
-});
+// ---- codec (declared with the entity, src/model/entity/product.ts) -------------------------
 
-export const productPatterns = declarePatterns(
-  { name: 'product', entity: 'Product', graphql: ['Query.product'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>', order: '—', bound: '1 item' },
-  { name: 'products', entity: 'Product', graphql: ['Query.products'], index: 'table', operation: 'Query', keyCondition: 'PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor', order: 'by sort key', bound: 'Limit first + 1' },
-  { name: 'catalogPrices', entity: 'Product', graphql: ['Mutation.placeOrder'], index: 'table', operation: 'BatchGetItem', keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, the distinct SKUs of one order, ConsistentRead; wave 1 of 2, then the transaction', order: '—', bound: '≤ 96 keys: one call' },
-);
-
-// ---- codec ---------------------------------------------------------------------------------
-
-export function productFromItem(item: Item) {
-  const { priceCents, active } = item;
-  if (typeof priceCents !== 'number' || typeof active !== 'boolean') throw new Error(`product ${String(item.SK)} lacks priceCents or active`);
-  return { sku: str(item, 'sku'), name: str(item, 'name'), priceCents, active };
-}
-/** A product as the model hands it out; GraphQL resolvers receive this type. */
-export type ProductRecord = ReturnType<typeof productFromItem>;
-
-export function productToItem(product: ProductRecord): Item {
-  return { ...productKeys.key(product.sku), type: 'PRODUCT', ...product };
-}
+export { productFromItem, productToItem, type ProductRecord } from './entity/product';
 
 // ---- validation ----------------------------------------------------------------------------
 
@@ -90,10 +61,13 @@ export function checkProduct(input: ProductInput): ProductRecord {
 // ---- access patterns -----------------------------------------------------------------------
 
 /** product: one GetItem; undefined when there is no such SKU. */
-export async function product(table: Table, sku: string): Promise<ProductRecord | undefined> {
-  const item = await table.get({ Key: productKeys.key(checkSku(sku)) });
-  return item ? productFromItem(item) : undefined;
-}
+export const product = pattern(
+  { entity: 'Product', graphql: ['Query.product'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>', order: '—', bound: () => 1, boundDoc: '1 item' },
+  async function product(table: Table, sku: string): Promise<ProductRecord | undefined> {
+    const item = await table.get({ Key: productKeys.key(checkSku(sku)) });
+    return item ? productFromItem(item) : undefined;
+  },
+);
 
 /** A page of the catalog, by SKU ascending, with a cursor per product. */
 export interface ProductPage {
@@ -110,21 +84,24 @@ const CATALOG_SCOPE = 'catalog';
  * exact). `after` is a cursor of this list only: one of another list is BAD_USER_INPUT before
  * any request.
  */
-export async function products(table: Table, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<ProductPage> {
+export const products = pattern({
+  entity: 'Product',
+  graphql: ['Query.products'],
+  index: 'table',
+  operation: 'Query',
+  keyCondition: 'PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor',
+  order: 'by sort key',
+  bound: (_table, args) => checkFirst(args.first) + 1,
+  boundDoc: 'Limit first + 1',
+}, async function products(table: Table, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<ProductPage> {
   const first = checkFirst(args.first);
-  let start: Record<string, unknown> | undefined = args.after == null ? undefined : decodeProductCursor(args.after);
-  const items: Item[] = [];
-  do {
-    const page = await table.query({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
-      Limit: first + 1 - items.length,
-      ExclusiveStartKey: start,
-    });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-    // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
-  } while (start && items.length < first + 1);
+  const start = args.after == null ? undefined : decodeProductCursor(args.after);
+  // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
+  const { items } = await queryAll(table, {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
+    ...(start ? { ExclusiveStartKey: start } : {}),
+  }, { limit: first + 1 });
   const taken = items.slice(0, first).map(productFromItem);
   let cursors: string[] | undefined;
   return {
@@ -134,13 +111,10 @@ export async function products(table: Table, args: { first?: number | null | und
       return (cursors ??= taken.map((p) => encodeCursor(CATALOG_SCOPE, productKeys.key(p.sku))));
     },
   };
-}
+});
 
 function decodeProductCursor(cursor: string): Key {
-  const key = decodeCursor(cursor, CATALOG_SCOPE, (k) => {
-    const sku = productKeys.skuOf(k.SK ?? '');
-    return Object.keys(k).length === 2 && k.PK === CATALOG_PK && sku !== undefined && sku.length > 0 && sku.length <= SKU_MAX && !sku.includes(SEP);
-  });
+  const key = decodeCursor(cursor, CATALOG_SCOPE, (k) => productEntity.parseKey(k) !== undefined);
   return { PK: key.PK as string, SK: key.SK as string };
 }
 
@@ -149,7 +123,16 @@ function decodeProductCursor(cursor: string): Key {
  * ConsistentRead (a price just changed is the price read). Returns them by SKU; a SKU with no
  * product is absent. At most 96 SKUs (an order's lines), so one call of ≤ 100 keys.
  */
-export async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
+export const catalogPrices = pattern({
+  entity: 'Product',
+  graphql: ['Mutation.placeOrder'],
+  index: 'table',
+  operation: 'BatchGetItem',
+  keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, the distinct SKUs of one order, ConsistentRead; wave 1 of 2, then the transaction',
+  order: '—',
+  bound: (_table, skus) => new Set(skus).size,
+  boundDoc: 'the distinct SKUs (≤ 96 keys: one call)',
+}, async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
   const distinct = [...new Set(skus)];
   if (distinct.length === 0) return new Map();
   const items = await table.batchGet(distinct.map(productKeys.key), { consistent: true });
@@ -157,7 +140,7 @@ export async function catalogPrices(table: Table, skus: readonly string[]): Prom
     const found = productFromItem(item);
     return [found.sku, found];
   }));
-}
+});
 
 // ---- writes --------------------------------------------------------------------------------
 

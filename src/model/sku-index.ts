@@ -1,10 +1,7 @@
 /**
  * The SKU index: orders by SKU on GSI1, served by the order LINE items.
  *
- * | pattern      | index | key condition                                                  | order        |
- * | ------------ | ----- | -------------------------------------------------------------- | ------------ |
- * | ordersBySku  | GSI1  | GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor | newest first |
- * | orderHeaders | table | BatchGetItem of PK = ORDER#<orderId>, SK = ORDER               | —            |
+ * The patterns ordersBySku and orderHeaders are declared on the functions below.
  *
  * Each line carries `GSI1PK = SKU#<sku>`, `GSI1SK = <placedAt ISO>#<orderId>#<lineNo>` (order.ts,
  * `skuKeys`), written by placeOrder; lines older than this pattern got them from migration 0001.
@@ -23,32 +20,10 @@
 import type { Item, Table } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
-import { declarePatterns } from './declare';
-import { checkKeyPart, SEP } from './keys';
-import { isStatusSk, MAX_LINES, orderFromItem, orderKeys, SKU_MAX, skuKeys, type OrderRecord } from './order';
-
-export const skuIndexPatterns = declarePatterns(
-  {
-    name: 'ordersBySku',
-    entity: 'Order line',
-    graphql: ['Query.ordersBySku'],
-    index: 'GSI1',
-    operation: 'Query',
-    keyCondition: 'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; wave 1 of 2, then orderHeaders',
-    order: 'newest first',
-    bound: 'Limit first + 1 lines, more Queries when orders repeat the SKU, ≤ (first + 1) × 96 lines in all: skuPageReadBound',
-  },
-  {
-    name: 'orderHeaders',
-    entity: 'Order header',
-    graphql: ['Query.ordersBySku'],
-    index: 'table',
-    operation: 'BatchGetItem',
-    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; wave 2 of 2',
-    order: '—',
-    bound: 'first keys (≤ 100: one call)',
-  },
-);
+import { pattern } from './declare';
+import { orderLineEntity, SKU_MAX } from './entities';
+import { checkKeyPart } from './keys';
+import { MAX_LINES, orderFromItem, orderKeys, skuKeys, type OrderRecord } from './order';
 
 /** Validates a SKU as it stands in a key: trimmed, 1..64 characters, no `#`. */
 export function checkSku(value: string, field = 'sku'): string {
@@ -60,7 +35,16 @@ export function checkSku(value: string, field = 'sku'): string {
  * waves (a Query on GSI1, a BatchGetItem of the headers); an empty page is 1 request.
  * `hasNextPage` is exact: the index is read to `first + 1` orders or to its end.
  */
-export async function ordersBySku(table: Table, sku: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
+export const ordersBySku = pattern({
+  entity: 'Order line',
+  graphql: ['Query.ordersBySku'],
+  index: 'GSI1',
+  operation: 'Query',
+  keyCondition: 'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; more Queries when orders repeat the SKU; then orderHeaders',
+  order: 'newest first',
+  bound: (_table, _sku, args) => skuPageReadBound(checkFirst(args.first)),
+  boundDoc: '≤ (first + 1) × 96 index entries, then first headers: skuPageReadBound',
+}, async function ordersBySku(table: Table, sku: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
   const checked = checkSku(sku);
   const first = checkFirst(args.first);
   const scope = cursorScope(checked);
@@ -68,9 +52,9 @@ export async function ordersBySku(table: Table, sku: string, args: { first?: num
 
   const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
   const taken = positions.slice(0, first);
-  const orders = await readHeaders(table, taken.map(orderIdOf));
+  const orders = await orderHeaders(table, taken.map(orderIdOf));
   return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
-}
+});
 
 /**
  * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_LINES` index
@@ -125,8 +109,17 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
   return positions;
 }
 
-/** The headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */
-async function readHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
+/** orderHeaders: the headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */
+export const orderHeaders = pattern({
+  entity: 'Order header',
+  graphql: ['Query.ordersBySku'],
+  index: 'table',
+  operation: 'BatchGetItem',
+  keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; its last wave',
+  order: '—',
+  bound: (_table, orderIds) => orderIds.length,
+  boundDoc: '1 item a key (first ≤ 100 keys: one call)',
+}, async function orderHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
   if (orderIds.length === 0) return [];
   const headers = await table.batchGet(orderIds.map(orderKeys.header));
   const byId = new Map(headers.map((item) => [String(item.id), orderFromItem(item)]));
@@ -135,18 +128,17 @@ async function readHeaders(table: Table, orderIds: readonly string[]): Promise<O
     if (!order) throw new Error(`order ${orderId} has lines in the SKU index but no header`);
     return order;
   });
-}
+});
 
-/** `<placedAt>#<orderId>` of an index entry `<placedAt>#<orderId>#<lineNo>`. */
+/** `<placedAt>#<orderId>` of an index entry `<placedAt>#<orderId>#<lineNo>` (the line's declared GSI1SK). */
 function positionOf(item: Item): string {
-  const parts = String(item.GSI1SK).split(SEP);
-  const position = parts.slice(0, 2).join(SEP);
-  if (parts.length !== 3 || !isStatusSk(position)) throw new Error(`line ${String(item.PK)}/${String(item.SK)} has a malformed GSI1SK ${String(item.GSI1SK)}`);
-  return position;
+  const parts = orderLineEntity.templates.GSI1SK!.parse(item.GSI1SK);
+  if (!parts) throw new Error(`line ${String(item.PK)}/${String(item.SK)} has a malformed GSI1SK ${String(item.GSI1SK)}`);
+  return skuKeys.orderPosition(parts.placedAt!, parts.orderId!);
 }
 
 function orderIdOf(position: string): string {
-  return position.split(SEP)[1] as string;
+  return skuKeys.parsePosition(position)!.orderId;
 }
 
 function cursorScope(sku: string): string {
@@ -155,6 +147,6 @@ function cursorScope(sku: string): string {
 
 /** A cursor names the order position the page ended at, for this SKU only. */
 function decodeSkuCursor(cursor: string, scope: string): string {
-  const key = decodeCursor(cursor, scope, (k) => Object.keys(k).length === 1 && typeof k.before === 'string' && isStatusSk(k.before));
+  const key = decodeCursor(cursor, scope, (k) => Object.keys(k).length === 1 && skuKeys.parsePosition(k.before) !== undefined);
   return key.before as string;
 }

@@ -1,9 +1,8 @@
 /**
  * The status index: order summaries by status on GSI1, write-sharded.
  *
- * | pattern        | index | key condition                                   | order        |
- * | -------------- | ----- | ----------------------------------------------- | ------------ |
- * | ordersByStatus | GSI1  | GSI1PK = STATUS#<status>#<shard>, every shard   | newest first |
+ * The pattern `ordersByStatus` (declared on the function, bound `statusPageReadBound`) reads the
+ * order summaries' GSI1 keys (`orderSummaryEntity`, entity/order.ts).
  *
  * Every new order is PENDING, so one `STATUS#PENDING` key would take every order write on one
  * index partition (1,000 WCU/s at most). Summaries spread over `STATUS_SHARDS` keys instead,
@@ -16,47 +15,23 @@
  * (fewer once shards run dry), and paging visits every order exactly once.
  */
 import type { Item, Table } from '../dynamo/table';
+import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage } from './cursor';
-import { customerKeys } from './customer';
 import { badInput } from './errors';
-import { isId, SEP } from './keys';
-import { declarePatterns } from './declare';
-import { checkStatus, isStatusSk, ORDER_PREFIX, orderFromItem, type OrderRecord, type OrderStatus } from './order';
+import { pattern } from './declare';
+import { orderSummaryEntity, shardOf, type OrderStatus } from './entities';
+import { checkStatus, orderFromItem, type OrderRecord } from './order';
+// How many GSI1 keys each status is spread over (configured at start-up: src/model/settings.ts).
+import { STATUS_SHARDS } from './settings';
 
-export const STATUS_PREFIX = `STATUS${SEP}`;
+export const STATUS_PREFIX = orderSummaryEntity.templates.GSI1PK!.prefix;
 
-/** How many GSI1 keys each status is spread over; all writers and readers must agree. */
-export const STATUS_SHARDS = readShardCount(process.env.STATUS_SHARDS);
-
-function readShardCount(value: string | undefined): number {
-  if (value === undefined || value === '') return 4;
-  const shards = Number(value);
-  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`STATUS_SHARDS must be an integer 1..64, got ${value}`);
-  return shards;
-}
-
-/** The shard of an order: FNV-1a of its id, stable across processes and restarts. */
-export function shardOf(orderId: string, shards = STATUS_SHARDS): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < orderId.length; i++) {
-    hash ^= orderId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % shards;
-}
-
+/** The status index keys of order summaries, built from their declaration (entity/order.ts). */
 export const statusKeys = {
-  gsi1pk: (status: OrderStatus, shard: number) => `${STATUS_PREFIX}${status}${SEP}${shard}`,
-  ofOrder: (order: Pick<OrderRecord, 'id' | 'status' | 'placedAt'>) => ({
-    GSI1PK: statusKeys.gsi1pk(order.status, shardOf(order.id)),
-    GSI1SK: `${order.placedAt}${SEP}${order.id}`,
-  }),
+  gsi1pk: (status: OrderStatus, shard: number) => orderSummaryEntity.templates.GSI1PK!.build({ status, shard }),
+  ofOrder: (order: Pick<OrderRecord, 'id' | 'status' | 'placedAt'>) => orderSummaryEntity.gsi1(order),
 };
-
-export const statusIndexPatterns = declarePatterns(
-  { name: 'ordersByStatus', entity: 'Order summary', graphql: ['Query.ordersByStatus'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave', order: 'newest first', bound: 'per shard ≤ W + p (W = first + 1, p = min(W, ⌈W / shards⌉ + 8)): statusPageReadBound' },
-);
 
 /** Where a shard stands between pages: not started, after a key, or exhausted. */
 type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };
@@ -100,7 +75,16 @@ interface ShardRead {
  * oldest item read is still newer than the page's last item may hold more of the page: only then
  * is it read further (another wave, rare). `hasNextPage` is exact.
  */
-export async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
+export const ordersByStatus = pattern({
+  entity: 'Order summary',
+  graphql: ['Query.ordersByStatus'],
+  index: 'GSI1',
+  operation: 'Query',
+  keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave, more waves while a shard may hold more of the page',
+  order: 'newest first',
+  bound: (_table, _status, args) => statusPageReadBound(checkFirst(args.first)),
+  boundDoc: 'shards × (W + p), W = first + 1, p = min(W, ⌈W / shards⌉ + 8): statusPageReadBound',
+}, async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
   const checked = checkStatus(status);
   const first = checkFirst(args.first);
   const scope = `status:${checked}:${STATUS_SHARDS}`;
@@ -142,26 +126,20 @@ export async function ordersByStatus(table: Table, status: string, args: { first
       return encodeCursor(scope, encodePositions(current));
     });
   });
-}
+});
 
 /** Reads up to `limit` more items of one shard into `read`, following LastEvaluatedKey past 1 MB pages. */
 async function readShard(table: Table, gsi1pk: string, read: ShardRead, limit: number): Promise<void> {
-  let got = 0;
-  do {
-    const page = await table.query({
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': gsi1pk },
-      ScanIndexForward: false,
-      Limit: limit - got,
-      ExclusiveStartKey: read.next,
-    });
-    const items = page.Items ?? [];
-    read.items.push(...items);
-    got += items.length;
-    read.next = page.LastEvaluatedKey;
-    read.exhausted = page.LastEvaluatedKey === undefined;
-  } while (!read.exhausted && got < limit);
+  const page = await queryAll(table, {
+    IndexName: GSI1,
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': gsi1pk },
+    ScanIndexForward: false,
+    ...(read.next ? { ExclusiveStartKey: read.next } : {}),
+  }, { limit });
+  read.items.push(...page.items);
+  read.next = page.next;
+  read.exhausted = page.complete;
 }
 
 function indexKeyOf(item: Item): Record<string, string> {
@@ -172,7 +150,7 @@ function indexKeyOf(item: Item): Record<string, string> {
 function encodePositions(positions: readonly Position[]): CursorKey {
   const key: CursorKey = {};
   positions.forEach((position, shard) => {
-    key[`s${shard}`] = position.kind === 'start' ? '' : position.kind === 'done' ? '-' : `${position.key.GSI1SK}|${customerKeys.idOf(position.key.PK ?? "") ?? ""}`;
+    key[`s${shard}`] = position.kind === 'start' ? '' : position.kind === 'done' ? '-' : `${position.key.GSI1SK}|${orderSummaryEntity.templates.PK.parse(position.key.PK)?.customerId ?? ''}`;
   });
   return key;
 }
@@ -188,12 +166,11 @@ function decodePositions(cursor: string, scope: string, status: OrderStatus): Po
       else if (value === '-') positions.push({ kind: 'done' });
       else {
         const [gsi1sk = '', customerId = '', ...rest] = value.split('|');
-        const orderId = gsi1sk.split(SEP)[1] ?? '';
-        if (rest.length > 0 || !isStatusSk(gsi1sk) || !isId(customerId) || shardOf(orderId) !== shard) return false;
-        positions.push({
-          kind: 'after',
-          key: { GSI1PK: statusKeys.gsi1pk(status, shard), GSI1SK: gsi1sk, PK: customerKeys.pk(customerId), SK: `${ORDER_PREFIX}${gsi1sk}` },
-        });
+        // The shapes are the summary's declared key parts; the full key is built from them.
+        const at = orderSummaryEntity.templates.GSI1SK!.parse(gsi1sk);
+        if (rest.length > 0 || !at || !orderSummaryEntity.isPart('customerId', customerId) || shardOf(at.id!) !== shard) return false;
+        const order = { customerId, placedAt: at.placedAt!, id: at.id!, status };
+        positions.push({ kind: 'after', key: { ...orderSummaryEntity.gsi1(order), ...orderSummaryEntity.key(order) } });
       }
     }
     return true;

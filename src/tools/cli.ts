@@ -1,7 +1,14 @@
 /**
- * What the command-line tools (seed, doctor) share: usage errors, integer options, and one way
- * to end: a usage error prints the message and the usage and exits 2; any other failure prints
- * its stack and exits with the tool's failure code.
+ * The one helper every process entry point (src/cli/*.ts) runs on: usage errors, integer options,
+ * and one way to end.
+ *
+ * - `runCli`: a command. A usage error prints the message and the usage and exits 2; any other
+ *   failure prints its stack and exits with the command's failure code.
+ * - `runService`: a long-lived process (the server, the engine). SIGINT and SIGTERM are handled
+ *   here and only here, once: the first calls the service's `stop` and exits 0 when it is done (1
+ *   if it fails, or if it has not finished after `forceExitAfterMillis`). Later signals are
+ *   ignored: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal to the process
+ *   group, and forwarded by npm), which must not cut the graceful stop short.
  */
 export class UsageError extends Error {}
 
@@ -26,14 +33,61 @@ export function integerOption(name: string, value: string | undefined, options: 
   return n;
 }
 
-/** Runs a tool's `main` and exits with its code. */
-export function runCli(usage: string, main: () => Promise<number>, failureCode: number): void {
+/** Runs a command's `main` and exits with its code. */
+export function runCli(usage: string, main: () => Promise<number>, failureCode = 1): void {
   main().then(
     (code) => process.exit(code),
-    (error: unknown) => {
-      const usageError = error instanceof UsageError || error instanceof RangeError;
-      console.error(usageError ? `${(error as Error).message}\n\n${usage}` : error instanceof Error ? (error.stack ?? error.message) : error);
-      process.exit(usageError ? 2 : failureCode);
-    },
+    (error: unknown) => fail(usage, error, failureCode),
   );
+}
+
+/** A started long-lived process: what to do on SIGINT or SIGTERM. */
+export interface Service {
+  stop(signal: NodeJS.Signals): Promise<void>;
+  /** Exit 1 if `stop` has not finished by then (a backstop: `stop` bounds its own waits). Default 30 s. */
+  forceExitAfterMillis?: number;
+}
+
+/** Starts a service with `start`, then owns its signals (see the module comment). */
+export function runService(usage: string, start: () => Promise<Service>): void {
+  // Listening from the start: a signal that arrives while the service starts stops it as soon as
+  // it has started (rather than killing it half-way, as the default action would).
+  let signalled: NodeJS.Signals | undefined;
+  let started: Service | undefined;
+  const stop = (service: Service, signal: NodeJS.Signals) => {
+    service.stop(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('stopping failed:', error instanceof Error ? (error.stack ?? error.message) : error);
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = signal;
+    const limit = started?.forceExitAfterMillis ?? DEFAULT_FORCE_EXIT_MILLIS;
+    setTimeout(() => {
+      console.error(`${signal}: still stopping after ${limit} ms, exiting`);
+      process.exit(1);
+    }, limit).unref();
+    if (started) stop(started, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  start().then(
+    (service) => {
+      started = service;
+      if (signalled) stop(service, signalled);
+    },
+    (error: unknown) => fail(usage, error, 1),
+  );
+}
+
+const DEFAULT_FORCE_EXIT_MILLIS = 30_000;
+
+function fail(usage: string, error: unknown, failureCode: number): never {
+  const usageError = error instanceof UsageError || error instanceof RangeError;
+  console.error(usageError ? `${(error as Error).message}\n\n${usage}` : error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(usageError ? 2 : failureCode);
 }

@@ -1,7 +1,7 @@
 /**
  * Generated data for `npm run seed`: a product catalog, customers, addresses and orders,
  * deterministic for a seed, built into items by the model's own codecs (`productToItem`,
- * `profileToItem`, `emailGuardItem`, `addressToItem`, `summaryToItem`, `headerToItem`,
+ * `customerToItem`, `emailGuardItem`, `addressToItem`, `summaryToItem`, `headerToItem`,
  * `indexedLineToItem`), exactly as the write path stores them (lines with their SKU index keys,
  * as placeOrder writes them).
  *
@@ -38,7 +38,7 @@ import {
   headerToItem,
   indexedLineToItem,
   MAX_ADDRESSES,
-  profileToItem,
+  customerToItem,
   summaryToItem,
   type AddressRecord,
   type CustomerRecord,
@@ -152,7 +152,7 @@ export function seededCustomerAt(options: SeedDataOptions, index: number): Seede
 /** The items of one customer, in write order: profile, email guard, addresses, then per order summary, header and lines. */
 export function customerItems(seeded: SeededCustomer): Item[] {
   const { customer, addresses, orders } = seeded;
-  const profile = profileToItem(customer);
+  const profile = customerToItem(customer);
   // putAddress keeps the labels on the profile, in the same transaction as the address.
   if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((address) => address.label));
   const items: Item[] = [profile, emailGuardItem(customer.email, customer.id)];

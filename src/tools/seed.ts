@@ -1,18 +1,19 @@
 /**
  * `seed(target, options)`: writes generated data (seed-data.ts) into the table with
- * BatchWriteItem (batch-write.ts), behind a progress bar, and measures the throughput.
- * `npm run seed` (src/scripts/seed.ts) is its command line.
+ * BatchWriteItem (`Table.putAll`, through the write guards), behind a progress bar, and measures
+ * the throughput. `npm run seed` (src/cli/seed.ts) is its command line.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Table } from '../dynamo/table';
-import { batchWrite, type BatchWriteTotals } from './batch-write';
+import type { BatchWriteTotals, Table } from '../dynamo/table';
+import { guarded } from '../model';
 import { progressBar } from './progress';
 import { countSeedItems, resolveSeedOptions, seedItems, type SeedCounts, type SeedDataOptions } from './seed-data';
 
-/** Where to write: the table (its name) and the document client that reaches it (a `Connection` or a test `Stack`). */
+/** Where to write: the table (a `Connection` or a test `Stack`); every write goes through it, guarded. */
 export interface SeedTarget {
   table: Table;
-  doc: DynamoDBDocumentClient;
+  /** Unused: the table reaches the engine. Kept so a `Connection` or a `Stack` is a target as it is. */
+  doc?: DynamoDBDocumentClient;
 }
 
 export interface SeedOptions extends SeedDataOptions {
@@ -49,7 +50,7 @@ export async function seed(target: SeedTarget, options: SeedOptions): Promise<Se
   const started = performance.now();
   let write: BatchWriteTotals;
   try {
-    write = await batchWrite(target.doc, target.table.name, seedItems(options), {
+    write = await guarded(target.table).putAll(seedItems(options), {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       onWritten: (n) => bar.increment(n),
     });

@@ -283,9 +283,9 @@ interface RunningCli {
   output(): string;
 }
 
-/** Starts `src/engine/cli.ts` as its own Node process (one process: SIGKILL really kills the engine). */
+/** Starts `src/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
 async function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/engine/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/engine.ts', ...args], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,7 +12,7 @@ import {
   itemSize,
   MAX_ITEM_BYTES,
   newId,
-  profileToItem,
+  customerToItem,
 } from '../../src/model';
 
 const dynalite = createRequire(import.meta.url)('dynalite/db/index.js') as { itemSize(item: unknown): number };
@@ -22,7 +22,7 @@ const customer = { id: newId(), name: 'Ana', email: 'ana@example.com', createdAt
 describe('item size, as DynamoDB counts it', () => {
   it('agrees with the embedded engine on names and values of every kind', () => {
     const items = [
-      profileToItem(customer),
+      customerToItem(customer),
       addressToItem(customer.id, { label: 'home', street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' }),
       headerToItem({ id: newId(), customerId: customer.id, placedAt: '2026-09-01T10:00:00.000Z', status: 'PAID', totalCents: 123456, lineCount: 3 }),
       { PK: 'X', SK: 'Y', n: 0, m: -12.5, big: 1234567890123, small: 0.00051, round: 1200, tiny: 1.5e-7, flag: true, none: null, set: new Set(['a', 'bb']), list: ['a', 1], map: { k: 'v', n: 2 } },
@@ -38,19 +38,19 @@ describe('item size, as DynamoDB counts it', () => {
 
 describe('write guards', () => {
   it('refuses an item larger than 400 KB with BAD_USER_INPUT', () => {
-    const item = { ...profileToItem(customer), name: 'x'.repeat(MAX_ITEM_BYTES) };
+    const item = { ...customerToItem(customer), name: 'x'.repeat(MAX_ITEM_BYTES) };
     expect(() => guardItem(item)).toThrowError(DomainError);
     try {
       guardItem(item);
     } catch (error) {
       expect((error as DomainError).code).toBe('BAD_USER_INPUT');
     }
-    expect(guardItem(profileToItem(customer))).toEqual(profileToItem(customer));
+    expect(guardItem(customerToItem(customer))).toEqual(customerToItem(customer));
   });
 
   it('lets only idempotency records carry the TTL attribute', () => {
     expect(() => guardItem(idempotencyToItem({ customerId: newId(), key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 }))).not.toThrow();
-    expect(() => guardItem({ ...profileToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records may expire/);
+    expect(() => guardItem({ ...customerToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records may expire/);
     expect(() => guardActions([{ Update: { Key: customerKeys.profile(customer.id), UpdateExpression: 'SET expiresAt = :t', ExpressionAttributeValues: { ':t': 1 } } }]))
       .toThrow(/only idempotency records may expire/);
   });

@@ -1,7 +1,7 @@
 /**
  * Fixtures for the read-path suites: customers, addresses and orders built with the model's own
- * codecs and written raw with `stack.load` (BatchWriteItem), so a 10,000-order customer loads in
- * seconds. Every fixture also returns the GraphQL data a client should read back, so tests compare
+ * codecs and written with `stack.load` (BatchWriteItem through the write guards), so a
+ * 10,000-order customer loads in seconds. Every fixture also returns the GraphQL data a client should read back, so tests compare
  * whole `data` objects against what was loaded, never against what the server happened to return.
  *
  * Ids are ULIDs (`newId()`); `placedAt` is the fixed-width `YYYY-MM-DDTHH:mm:ss.sssZ` the sort
@@ -17,7 +17,7 @@ import {
   newId,
   orderKeys,
   productToItem,
-  profileToItem,
+  customerToItem,
   summaryToItem,
   type AddressRecord,
   type CustomerRecord,
@@ -123,7 +123,7 @@ export function newestFirst<T extends { placedAt: string; id: string }>(orders: 
 /** The raw items of a customer fixture, as the write path would have stored them. */
 export function customerItems(fixture: CustomerFixture, options: { detail?: boolean } = {}): Item[] {
   const { customer, addresses, orders } = fixture;
-  const profile = profileToItem(customer);
+  const profile = customerToItem(customer);
   if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((a) => a.label));
   const items: Item[] = [profile, emailGuardItem(customer.email, customer.id), ...addresses.map((a) => addressToItem(customer.id, a))];
   for (const order of orders) {
@@ -175,10 +175,7 @@ export async function loadProducts(stack: Stack, products: ReadonlyArray<{ sku: 
 
 /** `stack.load` in a few parallel streams: 10,000 items in a handful of seconds. */
 export async function loadItems(stack: Stack, items: Item[], streams = 4): Promise<void> {
-  const size = Math.ceil(items.length / streams / 25) * 25 || 25;
-  const slices: Item[][] = [];
-  for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
-  await Promise.all(slices.map((slice) => stack.load(slice)));
+  await stack.load(items, { streams });
 }
 
 // ---- expected GraphQL data ---------------------------------------------------------------------

@@ -4,11 +4,12 @@
  * HTTP; `engine.wire` counts the DynamoDB requests that reached the engine.
  */
 import pino from 'pino';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startEngine, type EmbeddedEngine, type WireRequest } from '../../src/engine/embedded';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
+import { guarded } from '../../src/model';
 import { startServer, type RunningServer } from '../../src/server';
 import { bearer, testAuthenticator, tokens } from './auth';
 import type { Authenticate } from '../../src/auth';
@@ -38,9 +39,20 @@ export interface Stack {
   measure<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
   /** Every item of the table (a Scan), for before/after comparisons. */
   items(): Promise<Item[]>;
-  /** Writes items straight to the table, 25 a BatchWriteItem, for large fixtures. */
-  load(items: Item[]): Promise<void>;
+  /**
+   * Writes items straight to the table, 25 a BatchWriteItem (`Table.putAll`, `UnprocessedItems`
+   * retried), `streams` calls in flight (default 1), for large fixtures. Every item passes the
+   * write guards, unless `guard: false`: only for fixtures that are corrupt on purpose.
+   */
+  load(items: Item[], options?: LoadOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface LoadOptions {
+  /** BatchWriteItem calls in flight (default 1). */
+  streams?: number;
+  /** `false` writes without the write guards: a deliberately corrupt fixture (e.g. for the doctor). */
+  guard?: false;
 }
 
 export interface StackOptions {
@@ -118,14 +130,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       } while (start);
       return all;
     },
-    async load(items) {
-      for (let i = 0; i < items.length; i += 25) {
-        let pending: any = { [tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
-        while (pending && Object.keys(pending).length > 0) {
-          const out = await doc.send(new BatchWriteCommand({ RequestItems: pending }));
-          pending = out.UnprocessedItems;
-        }
-      }
+    async load(items, options = {}) {
+      const target = options.guard === false ? table.withGuard(undefined) : guarded(table);
+      await target.putAll(items, { concurrency: options.streams ?? 1 });
     },
     async close() {
       await server.close();

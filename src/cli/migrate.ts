@@ -17,22 +17,17 @@
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
-import { findMigration, limiterFor, migrations, migrationStatuses, runMigration, type RunReport } from '../migrations';
+import { findMigration, limiterFor, migrations, migrationStatuses, runMigration, type Migration, type RunReport } from '../migrations';
 import type { MigrationCounts } from '../model/migration';
-import { connect } from '../tools/connect';
+import { connect, type Connection } from '../tools/connect';
 import { progressBar } from '../tools/progress';
+import { runCli } from '../tools/cli';
 
 const usage = `usage: npm run migrate -- <name> [--dry-run] [--force] [--segments N] [--rate N] [--page-size N] [--json] [--quiet]
        npm run migrate -- --list [--json]
 migrations: ${migrations.map((m) => m.name).join(', ')}`;
 
-let args: ReturnType<typeof parse>;
-try {
-  args = parse();
-} catch (error) {
-  console.error(`${(error as Error).message}\n${usage}`);
-  process.exit(2);
-}
+type Args = ReturnType<typeof parse>;
 
 function parse() {
   const { values, positionals } = parseArgs({
@@ -65,37 +60,44 @@ function parse() {
   };
 }
 
-if (args.help || (!args.list && args.name === undefined)) {
-  console.log(usage);
-  process.exit(args.help ? 0 : 2);
-}
-const migration = args.name === undefined ? undefined : findMigration(args.name);
-if (!args.list && !migration) {
-  console.error(`no migration named ${args.name}\n${usage}`);
-  process.exit(2);
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parse();
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    return 2;
+  }
+  if (args.help || (!args.list && args.name === undefined)) {
+    console.log(usage);
+    return args.help ? 0 : 2;
+  }
+  const migration = args.name === undefined ? undefined : findMigration(args.name);
+  if (!args.list && !migration) {
+    console.error(`no migration named ${args.name}\n${usage}`);
+    return 2;
+  }
+
+  const connection = await connect();
+  try {
+    if (args.list) await list(connection, args);
+    else return await run(connection, args, migration!);
+    return 0;
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  } finally {
+    await connection.close();
+  }
 }
 
-const connection = await connect();
-const { table } = connection;
-let exitCode = 0;
-try {
-  if (args.list) await list();
-  else exitCode = await run();
-} catch (error) {
-  console.error((error as Error).message);
-  exitCode = 1;
-} finally {
-  await connection.close();
-}
-process.exit(exitCode);
-
-async function list(): Promise<void> {
+async function list({ table, where }: Connection, args: Args): Promise<void> {
   const statuses = await migrationStatuses(table, migrations);
   if (args.json) {
     console.log(JSON.stringify(statuses, null, 2));
     return;
   }
-  console.log(`migrations of table ${table.name} (${connection.where}):`);
+  console.log(`migrations of table ${table.name} (${where}):`);
   for (const status of statuses) {
     const detail = status.status === 'applied'
       ? `applied ${status.applied!.appliedAt}${status.applied!.runs > 1 ? `, last run ${status.applied!.lastRunAt}` : ''} (${describeCounts(status.applied!.counts)})`
@@ -104,7 +106,7 @@ async function list(): Promise<void> {
   }
 }
 
-async function run(): Promise<number> {
+async function run(connection: Connection, args: Args, migration: Migration): Promise<number> {
   const controller = new AbortController();
   const interrupt = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -112,10 +114,10 @@ async function run(): Promise<number> {
     controller.abort();
   };
   process.on('SIGINT', interrupt);
-  const bar = progressBar(`${migration!.name}${args['dry-run'] ? ' (dry run)' : ''}`, await estimateItems(), { quiet: args.quiet || args.json });
+  const bar = progressBar(`${migration.name}${args['dry-run'] ? ' (dry run)' : ''}`, await estimateItems(connection), { quiet: args.quiet || args.json });
   let report: RunReport;
   try {
-    report = await runMigration(table, migration!, {
+    report = await runMigration(connection.table, migration, {
       dryRun: args['dry-run'],
       force: args.force,
       ...(args.segments === undefined ? {} : { segments: args.segments }),
@@ -135,9 +137,9 @@ async function run(): Promise<number> {
 }
 
 /** The table's approximate item count (DynamoDB updates it about every six hours), for the bar. */
-async function estimateItems(): Promise<number> {
+async function estimateItems({ doc, table }: Connection): Promise<number> {
   try {
-    const out = await connection.doc.send(new DescribeTableCommand({ TableName: table.name }));
+    const out = await doc.send(new DescribeTableCommand({ TableName: table.name }));
     return out.Table?.ItemCount ?? 0;
   } catch {
     return 0;
@@ -163,3 +165,5 @@ function describeReport(report: RunReport): string {
     }
   }
 }
+
+runCli(usage, main);

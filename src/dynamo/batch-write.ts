@@ -1,30 +1,34 @@
 /**
- * Bulk writes for the command-line tools (seed, migrations): `BatchWriteItem` through the SDK's
- * document client, 25 puts a call, `concurrency` calls in flight, `UnprocessedItems` re-sent with
- * exponential backoff and jitter until every item is written.
+ * BatchWriteItem, as `Table.batchWrite` sends it: 25 requests a call, `concurrency` calls in
+ * flight, `UnprocessedItems` re-sent with exponential backoff and jitter until every request is
+ * written.
  *
- * Items are pulled from an iterable as calls are sent, so a generator of millions of items is
+ * Requests are pulled from an iterable as calls are sent, so a generator of millions of items is
  * written in bounded memory. A BatchWriteItem is not a transaction and not conditional: it is for
- * loading data the tool built itself, never for the product's write path (which transacts).
+ * loading data a tool or a test built itself, never for the product's write path (which
+ * transacts). Its puts still pass the table's write guard, when it has one.
  *
  * Whole-request failures (throttling, 5xx) are retried by the SDK's own retry strategy
  * (`maxAttempts` of the client); this module retries what a successful call left unprocessed,
- * which the SDK does not. It rejects, and stops sending, once a call still leaves items
- * unprocessed after `maxRounds` rounds, so a load never reports success with items missing.
+ * which the SDK does not. It rejects, and stops sending, once a call still leaves requests
+ * unprocessed after `maxRounds` rounds, so a load never reports success with items missing. A
+ * call that fails outright is reported with how far the load got, the SDK's error as `cause`.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Item } from '../dynamo/table';
-import { backoffMs as defaultBackoffMs, sleep } from '../dynamo/backoff';
+import type { Item, Key } from './types';
+import { backoffMs as defaultBackoffMs, sleep } from './backoff';
 
 /** BatchWriteItem accepts at most this many requests a call. */
 export const BATCH_WRITE_LIMIT = 25;
+
+/** One request of a BatchWriteItem: put an item, or delete the item at a key. */
+export type BatchWrite = { put: Item } | { delete: Key };
 
 export interface BatchWriteOptions {
   /** Calls in flight at once. Default 8. */
   concurrency?: number;
   /** Rounds per call (the first send and its retries) before giving up. Default 10. */
   maxRounds?: number;
-  /** Called after every answer with the number of items it wrote. */
+  /** Called after every answer with the number of requests it wrote. */
   onWritten?(items: number): void;
   /** Backoff before retry round `round` (1-based), in ms. Default 25 ms doubling to 1 s, with jitter. */
   backoffMs?(round: number): number;
@@ -42,34 +46,38 @@ export interface BatchWriteTotals {
   capacity: number;
 }
 
-type WriteRequest = { PutRequest: { Item: Item } };
+/** A request as the wire carries it. */
+export type WireWriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
-export async function batchWrite(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  items: Iterable<Item>,
-  options: BatchWriteOptions = {},
+/** Sends one call; answers with the requests it left unprocessed and the capacity reported. */
+export type SendBatch = (requests: WireWriteRequest[]) => Promise<{ unprocessed: WireWriteRequest[]; capacity: number }>;
+
+export async function writeInBatches(
+  writes: Iterable<BatchWrite>,
+  send: SendBatch,
+  options: BatchWriteOptions & { check?: (write: BatchWrite) => void } = {},
 ): Promise<BatchWriteTotals> {
   const concurrency = options.concurrency ?? 8;
   const maxRounds = options.maxRounds ?? 10;
   const backoff = options.backoffMs ?? defaultBackoffMs;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`);
   const totals: BatchWriteTotals = { items: 0, requests: 0, retries: 0, unprocessed: 0, capacity: 0 };
-  const source = items[Symbol.iterator]();
+  const source = writes[Symbol.iterator]();
   let failed = false;
 
-  // Pulling from a synchronous iterator cannot interleave, so workers never share an item.
-  const nextChunk = (): WriteRequest[] => {
-    const chunk: WriteRequest[] = [];
+  // Pulling from a synchronous iterator cannot interleave, so workers never share a request.
+  const nextChunk = (): WireWriteRequest[] => {
+    const chunk: WireWriteRequest[] = [];
     while (chunk.length < BATCH_WRITE_LIMIT) {
       const next = source.next();
       if (next.done) break;
-      chunk.push({ PutRequest: { Item: next.value } });
+      options.check?.(next.value);
+      chunk.push('put' in next.value ? { PutRequest: { Item: next.value.put } } : { DeleteRequest: { Key: next.value.delete } });
     }
     return chunk;
   };
 
-  const writeChunk = async (chunk: WriteRequest[]) => {
+  const writeChunk = async (chunk: WireWriteRequest[]) => {
     let pending = chunk;
     for (let round = 0; pending.length > 0; round++) {
       if (round >= maxRounds) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${maxRounds} rounds`);
@@ -78,22 +86,26 @@ export async function batchWrite(
         totals.unprocessed += pending.length;
         await sleep(backoff(round));
       }
-      const out = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending }, ReturnConsumedCapacity: 'TOTAL' }));
+      let out: Awaited<ReturnType<SendBatch>>;
+      try {
+        out = await send(pending);
+      } catch (error) {
+        throw new Error(`BatchWriteItem failed after ${totals.items} items written: ${(error as Error).message ?? String(error)}`, { cause: error });
+      }
       totals.requests += 1;
-      for (const consumed of out.ConsumedCapacity ?? []) totals.capacity += consumed.CapacityUnits ?? 0;
-      const left = (out.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
-      const written = pending.length - left.length;
+      totals.capacity += out.capacity;
+      const written = pending.length - out.unprocessed.length;
       totals.items += written;
       if (written > 0) options.onWritten?.(written);
-      pending = left;
+      pending = out.unprocessed;
     }
   };
 
   const worker = async () => {
     while (!failed) {
-      const chunk = nextChunk();
-      if (chunk.length === 0) return;
       try {
+        const chunk = nextChunk();
+        if (chunk.length === 0) return;
         await writeChunk(chunk);
       } catch (error) {
         failed = true;
@@ -107,4 +119,9 @@ export async function batchWrite(
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   return totals;
+}
+
+/** Puts of `items`, lazily (a generator stays a generator). */
+export function* puts(items: Iterable<Item>): Generator<BatchWrite> {
+  for (const item of items) yield { put: item };
 }

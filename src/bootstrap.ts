@@ -1,0 +1,112 @@
+/**
+ * The one bootstrap: from the configuration (src/config.ts) to a running DynamoDB client, the
+ * `Table` and, when asked for, the embedded engine. The server (src/cli/start.ts), Lambda
+ * (src/lambda.ts), the tools (src/cli/*.ts) and the benchmark's server (bench/child.ts) all start
+ * here, so they reach the table the same way and apply the same settings.
+ *
+ * Where the table lives: `DYNAMODB_ENDPOINT` when set; otherwise, outside production and when the
+ * caller passes `embedded`, an embedded engine (in memory, or on disk in `embedded.path`);
+ * otherwise Amazon DynamoDB in `AWS_REGION`. The engine's code is passed in (`embedded.start`,
+ * src/engine/embedded.ts's `startEngine`) rather than imported, so Lambda's bundle never holds it.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import { createDocumentClient } from './dynamo/client';
+import { ensureTable, type EnsureResult } from './dynamo/definition';
+import { Table } from './dynamo/table';
+import type { EmbeddedEngine, EngineOptions } from './engine/embedded';
+import { createLogger } from './logger';
+import { configureModel } from './model/settings';
+import { loadTrustedDocuments } from './documents';
+import type { ServerOptions } from './server';
+
+/** src/engine/embedded.ts's `startEngine`. */
+export type StartEngine = (options: EngineOptions) => Promise<EmbeddedEngine>;
+
+export interface BootstrapOptions {
+  /**
+   * May start the embedded engine: used when the configuration names no endpoint and is not
+   * production. `path` is its LevelDB directory (in memory when undefined).
+   */
+  embedded?: { start: StartEngine; path: string | undefined };
+  /** Create the table (GSI1, TTL) where missing; always done on an embedded engine. */
+  createTable?: boolean;
+}
+
+export interface Runtime {
+  config: Config;
+  doc: DynamoDBDocumentClient;
+  table: Table;
+  /** The embedded engine, when this process started one. */
+  engine: EmbeddedEngine | undefined;
+  /** The endpoint in use; undefined: Amazon DynamoDB in `config.region`. */
+  endpoint: string | undefined;
+  /** Where the table lives, for humans. */
+  where: string;
+  /** What `ensureTable` did, when it ran. */
+  ensured: EnsureResult | undefined;
+  /** Destroys the client, then closes the engine (if any). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Settings that live outside the objects built here (the model's); applied before anything runs. */
+export function applySettings(config: Config): void {
+  configureModel(config.model);
+}
+
+export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<Runtime> {
+  applySettings(config);
+  let engine: EmbeddedEngine | undefined;
+  let endpoint = config.endpoint;
+  if (!endpoint && !config.production && options.embedded) {
+    const { start, path } = options.embedded;
+    engine = await start({ host: '127.0.0.1', port: 0, debug: config.engineDebug, ...(path === undefined ? {} : { path }) });
+    endpoint = engine.endpoint;
+  }
+  const doc = createDocumentClient({ endpoint, region: config.region, credentialsInEnvironment: config.awsCredentialsInEnvironment });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
+    doc.destroy();
+    await engine?.close();
+  })());
+  let ensured: EnsureResult | undefined;
+  try {
+    if (engine || options.createTable) ensured = await ensureTable(doc, config.tableName);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const path = options.embedded?.path;
+  return {
+    config,
+    doc,
+    table: new Table(config.tableName, doc),
+    engine,
+    endpoint,
+    where: engine ? `embedded engine ${path === undefined ? 'in memory' : `in ${path}`}` : (endpoint ?? `Amazon DynamoDB (${config.region})`),
+    ensured,
+    close,
+  };
+}
+
+/** The logger of the configuration. */
+export function loggerFor(config: Config): Logger {
+  return createLogger(config.logLevel);
+}
+
+/**
+ * What the Apollo server takes from the configuration, the same for the HTTP server and Lambda
+ * (CORS is API Gateway's there; the setting is simply unused).
+ */
+export function serverSettings(config: Config): Omit<ServerOptions, 'table' | 'authenticate' | 'logger'> {
+  return {
+    production: config.production,
+    explainInProduction: config.explainInProduction,
+    introspectionInProduction: config.introspectionInProduction,
+    corsOrigins: config.corsOrigins,
+    quotas: config.quotas,
+    stopGracePeriodMillis: config.shutdownGraceMillis,
+    ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
+  };
+}

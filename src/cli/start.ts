@@ -1,0 +1,72 @@
+/**
+ * `npm start`: the GraphQL server. With `DYNAMODB_ENDPOINT` it uses that endpoint; in production
+ * without it, Amazon DynamoDB in `AWS_REGION`. Only in development without an endpoint does it
+ * start the embedded engine (in memory, or on disk under `DATA_DIR`), create the table and load
+ * demo data into an empty table. Production never falls back to the embedded engine.
+ *
+ * SIGINT or SIGTERM (once, src/tools/cli.ts): stop accepting, let requests in flight finish (at
+ * most `SHUTDOWN_GRACE_MS`, then their connections are closed), stop Apollo, destroy the client,
+ * close the engine, exit 0. A second signal exits at once.
+ */
+import { authenticatorFor } from '../auth';
+import { devClaims, openDevIssuer } from '../auth/dev-issuer';
+import { bootstrap, loggerFor, serverSettings, type Runtime } from '../bootstrap';
+import { readConfig } from '../config';
+import { startEngine } from '../engine/embedded';
+import { customerByEmail } from '../model';
+import { startServer } from '../server';
+import { runService } from '../tools/cli';
+import { DEMO_CUSTOMER_EMAIL, loadDemoData } from '../tools/demo-data';
+
+const USAGE = 'usage: npm start (configured by the environment: see README.md, "Configuration")';
+
+runService(USAGE, async () => {
+  const config = readConfig();
+  const logger = loggerFor(config);
+  const runtime = await bootstrap(config, { embedded: { start: startEngine, path: config.dataDir }, createTable: config.createTable });
+  try {
+    const { table, engine, endpoint } = runtime;
+    if (engine) logger.info({ endpoint, dataDir: config.dataDir ?? 'memory' }, 'embedded engine started');
+    if (engine && runtime.ensured?.created) {
+      const demo = await loadDemoData(table);
+      logger.info({ customers: demo.customers.length, orders: demo.orders }, 'demo data loaded');
+    }
+    if (!config.production && !config.auth.jwksUrl) await printDevTokens(runtime);
+
+    const server = await startServer({
+      table,
+      authenticate: await authenticatorFor(config.auth),
+      ...serverSettings(config),
+      logger,
+      port: config.port,
+      host: config.host,
+    });
+    logger.info({ url: server.url, table: config.tableName, endpoint: endpoint ?? 'Amazon DynamoDB' }, 'server ready');
+    console.log(`GraphQL server ready at ${server.url}${config.production ? '' : ' (open it in a browser for Apollo Sandbox)'}`);
+    return {
+      async stop(signal) {
+        logger.info({ signal }, 'shutting down');
+        await server.close();
+        await runtime.close();
+      },
+      // The drain's grace period, then Apollo, the client and the engine: a few seconds more at most.
+      forceExitAfterMillis: config.shutdownGraceMillis + 10_000,
+    };
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+});
+
+/**
+ * Development: ready-made tokens of the local issuer, for Sandbox's Headers tab
+ * (`Authorization: Bearer <token>`): staff, and the demo customer Ana when she exists.
+ */
+async function printDevTokens({ config, table }: Runtime): Promise<void> {
+  const issuer = await openDevIssuer(config.auth.devKeyFile);
+  const ana = await customerByEmail(table, DEMO_CUSTOMER_EMAIL).catch(() => undefined);
+  const lines = [`Development tokens (24 h; send as "Authorization: Bearer <token>", more with npm run -s token):`];
+  lines.push(`  staff:            ${await issuer.sign(devClaims(config.auth, { staff: true }))}`);
+  if (ana) lines.push(`  customer ${ana.name} (${ana.id}): ${await issuer.sign(devClaims(config.auth, { customerId: ana.id }))}`);
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serverSettings } from '../src/bootstrap';
+import { readConfig } from '../src/config';
+import { configureModel, DEFAULT_MODEL_SETTINGS, shardOf, STATUS_SHARDS } from '../src/model';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []);
+}
+
+describe('configuration', () => {
+  afterEach(() => configureModel(DEFAULT_MODEL_SETTINGS));
+
+  it('is read from the environment by src/config.ts alone', () => {
+    const readers = sources(join(root, 'src'))
+      .filter((file) => /process\.env\b/.test(readFileSync(file, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')))
+      .map((file) => relative(root, file));
+    expect(readers).toEqual(['src/config.ts']);
+  });
+
+  it('reads the model, engine, logger and client settings', () => {
+    const defaults = readConfig({});
+    expect(defaults).toMatchObject({
+      model: { statusShards: 4 },
+      engineDebug: false,
+      logLevel: 'info',
+      awsCredentialsInEnvironment: false,
+      shutdownGraceMillis: 5_000,
+    });
+    expect(readConfig({ VITEST: 'true' }).logLevel).toBe('silent');
+    expect(readConfig({ STATUS_SHARDS: '8', ENGINE_DEBUG: '1', LOG_LEVEL: 'debug', AWS_PROFILE: 'dev', SHUTDOWN_GRACE_MS: '250' })).toMatchObject({
+      model: { statusShards: 8 },
+      engineDebug: true,
+      logLevel: 'debug',
+      awsCredentialsInEnvironment: true,
+      shutdownGraceMillis: 250,
+    });
+    expect(() => readConfig({ STATUS_SHARDS: '0' })).toThrow(/STATUS_SHARDS must be an integer 1\.\.64, got 0/);
+    expect(() => readConfig({ STATUS_SHARDS: 'four' })).toThrow(/STATUS_SHARDS/);
+    expect(() => readConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
+
+  it('gives the model its shard count as a setting', () => {
+    expect(STATUS_SHARDS).toBe(4);
+    configureModel(readConfig({ STATUS_SHARDS: '1' }).model);
+    expect(STATUS_SHARDS).toBe(1);
+    expect(shardOf('01JD0000000000000000000000')).toBe(0);
+    expect(() => configureModel({ statusShards: 65 })).toThrow(/1\.\.64/);
+  });
+
+  it('gives the HTTP server and Lambda the same Apollo settings', () => {
+    const config = readConfig({ INTROSPECTION_ENABLED: '1', EXPLAIN_ENABLED: '1', QUOTA_READS_PER_MINUTE: '7' });
+    expect(serverSettings(config)).toMatchObject({
+      introspectionInProduction: true,
+      explainInProduction: true,
+      quotas: { readsPerMinute: 7 },
+      stopGracePeriodMillis: 5_000,
+    });
+  });
+});
