@@ -6,15 +6,14 @@ import {
   checkCustomerId,
   checkEmail,
   createCustomer,
-  customerByEmail,
   putAddress,
   removeAddress,
   updateCustomer,
   type CustomerRecord,
   type CustomerRef,
 } from '../model';
-import { primeNewCustomer, primeProfile } from '../loaders';
-import { customerNeed, windowNeed } from './lookahead';
+import { customerView, primeNewCustomer, primeProfile } from '../loaders';
+import { customerNeed, orderWindowArgs } from './lookahead';
 
 export const customerQueries: QueryResolvers = {
   me: (_root, _args, ctx, info) => {
@@ -24,11 +23,11 @@ export const customerQueries: QueryResolvers = {
   customer: (_root, { id }, ctx, info) => customerById(checkCustomerId(id), ctx, info),
 
   async customerByEmail(_root, { email }, ctx, info) {
-    const profile = await customerByEmail(ctx.table, checkEmail(email, 'email'));
+    // The loader records the profile it finds in the request's customer collections.
+    const profile = await ctx.loaders.customerByEmail.load(checkEmail(email, 'email'));
     if (!profile) return null;
-    primeProfile(ctx.loaders, profile);
     // Anything beyond the profile (addresses, orders) is read now, in one batch with its peers.
-    const view = await ctx.loaders.customers.load({ customerId: profile.id, need: customerNeed(info, profile.id) });
+    const view = await customerView(ctx.loaders, { customerId: profile.id, need: customerNeed(info, ctx.loaders.collections, profile.id) });
     return view ? { id: profile.id, profile } : null;
   },
 };
@@ -60,27 +59,34 @@ export const Customer: CustomerResolvers = {
   email: (customer, _args, ctx) => customer.profile?.email ?? profileOf(customer, ctx).then((profile) => profile.email),
   createdAt: (customer, _args, ctx) => customer.profile?.createdAt ?? profileOf(customer, ctx).then((profile) => profile.createdAt),
 
-  async addresses(customer, _args, ctx) {
-    const view = await ctx.loaders.customers.load({ customerId: customer.id, need: { profile: false, addresses: true, windows: [] } });
-    return view?.addresses ?? vanished(customer.id);
-  },
+  // Usually answered from what the parent's look-ahead already read: no batch, no promise.
+  addresses: (customer, _args, ctx) =>
+    then(customerView(ctx.loaders, { customerId: customer.id, need: ADDRESSES }), (view) => view?.addresses ?? vanished(customer.id)),
 
-  async orders(customer, args, ctx) {
-    const view = await ctx.loaders.customers.load({ customerId: customer.id, need: windowNeed(customer.id, args) });
-    return view?.pages[0] ?? vanished(customer.id);
+  orders(customer, args, ctx, info) {
+    const window = ctx.loaders.collections.window(customer.id, orderWindowArgs(info, args));
+    return then(customerView(ctx.loaders, { customerId: customer.id, need: { profile: false, addresses: false, windows: [window] } }), (view) => view?.pages[0] ?? vanished(customer.id));
   },
 };
 
+const ADDRESSES = { profile: false, addresses: true, windows: [] };
+const PROFILE = { profile: true, addresses: false, windows: [] };
+
+/** `f` of a value now, or of a promised one later: a known answer stays synchronous. */
+function then<T, U>(value: T | Promise<T>, f: (value: T) => U): U | Promise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
 /** A customer and whatever the selection below wants of its collection, in one batch with its peers. */
 async function customerById(customerId: string, ctx: Context, info: GraphQLResolveInfo): Promise<CustomerRef | null> {
-  const view = await ctx.loaders.customers.load({ customerId, need: customerNeed(info, customerId) });
+  const view = await customerView(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId) });
   return view ? { id: customerId, profile: view.profile } : null;
 }
 
 /** The profile of a customer reference: at hand, or from the request's collection memo. */
 async function profileOf(customer: CustomerRef, ctx: Context): Promise<CustomerRecord> {
   if (customer.profile) return customer.profile;
-  const view = await ctx.loaders.customers.load({ customerId: customer.id, need: { profile: true, addresses: false, windows: [] } });
+  const view = await customerView(ctx.loaders, { customerId: customer.id, need: PROFILE });
   return view?.profile ?? vanished(customer.id);
 }
 

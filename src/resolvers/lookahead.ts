@@ -1,85 +1,165 @@
 /**
  * Look-ahead: what a field's selection set wants of a customer's collection, read before any
- * child resolver runs, so the root field can plan one read for everything below it.
+ * child resolver runs, so the field that returns a customer plans one read for everything below it.
  *
- * Handles aliases (every `orders(...)` alias is its own window), named and inline fragments
- * (with type conditions), variables, and `@include` / `@skip`. Window arguments are validated
- * here, so a bad `first`, `month` or cursor is BAD_USER_INPUT before any request is made.
+ * The subfields are collected with graphql-js's own field-collection rules (`collectFields` of
+ * graphql 16, re-stated here with its public API because that function is internal): `@skip` /
+ * `@include` on fields, inline fragments and spreads; a fragment spread once per selection;
+ * a type condition matches the runtime type itself or an abstract type it belongs to
+ * (`schema.isSubType`), so `... on Node` (an interface Customer implements) counts as it would
+ * at execution. The runtime type is `Customer` even when the field returns an abstract type.
+ *
+ * Computed once per field node, not once per parent: the selection is memoised per
+ * `info.fieldNodes` (the same array for every parent of a list, as graphql-js memoises subfield
+ * collection) and per operation's `variableValues`; window arguments (`first`, `month`) are
+ * checked in that one pass, and the `orders` field itself reuses them (`orderWindowArgs`). Only the cursor, which belongs to one customer, is decoded per
+ * customer (once per request: `CustomerCollections.window`).
  */
 import {
   getArgumentValues,
   getDirectiveValues,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
+  isAbstractType,
   isObjectType,
   Kind,
+  typeFromAST,
   type FieldNode,
+  type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLObjectType,
   type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type InlineFragmentNode,
   type SelectionSetNode,
 } from 'graphql';
-import { checkOrderWindow, type CollectionNeed, type OrderWindowArgs } from '../model';
+import { checkWindowArgs, type CheckedWindowArgs, type CollectionNeed, type CustomerCollections, type OrderWindowArgs } from '../model';
 
 const PROFILE_FIELDS = new Set(['name', 'email', 'createdAt']);
+const CUSTOMER = 'Customer';
 
-/** The need of the Customer-typed field being resolved, for the customer `customerId`. */
-export function customerNeed(info: GraphQLResolveInfo, customerId: string): CollectionNeed {
-  const customerType = namedObjectType(info);
-  const need: CollectionNeed = { profile: false, addresses: false, windows: [] };
-  for (const field of subfields(info, customerType, info.fieldNodes)) {
-    const name = field.name.value;
-    if (PROFILE_FIELDS.has(name)) need.profile = true;
-    else if (name === 'addresses') need.addresses = true;
-    else if (name === 'orders') {
-      const definition = customerType.getFields().orders;
-      if (!definition) continue;
-      const args = getArgumentValues(definition, field, info.variableValues) as OrderWindowArgs;
-      need.windows.push(checkOrderWindow(customerId, args));
+/** What a selection of a customer wants, the same for every customer it is asked of. */
+export interface CustomerSelection {
+  profile: boolean;
+  addresses: boolean;
+  /** One per `orders` response key (an alias is its own window), arguments checked. */
+  windows: readonly CheckedWindowArgs[];
+}
+
+type Memo<V> = WeakMap<readonly FieldNode[], WeakMap<object, V>>;
+
+function memoised<V>(memo: Memo<V>, info: GraphQLResolveInfo, compute: () => V): V {
+  let byVariables = memo.get(info.fieldNodes);
+  if (!byVariables) memo.set(info.fieldNodes, (byVariables = new WeakMap()));
+  let value = byVariables.get(info.variableValues);
+  if (value === undefined) byVariables.set(info.variableValues, (value = compute()));
+  return value;
+}
+
+const selections: Memo<CustomerSelection> = new WeakMap();
+/**
+ * The checked arguments of each `orders` field node a look-ahead met, per operation (its
+ * `variableValues`): the child field finds its own there (its first node is the same object).
+ */
+const checkedWindows = new WeakMap<object, WeakMap<FieldNode, CheckedWindowArgs>>();
+
+function windowsOf(variables: object): WeakMap<FieldNode, CheckedWindowArgs> {
+  let byNode = checkedWindows.get(variables);
+  if (!byNode) checkedWindows.set(variables, (byNode = new WeakMap()));
+  return byNode;
+}
+
+/** What the customer-returning field being resolved wants of a customer (memoised per field node). */
+export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
+  return memoised(selections, info, () => {
+    const customerType = info.schema.getType(CUSTOMER);
+    if (!isObjectType(customerType)) throw new Error(`look-ahead needs the object type ${CUSTOMER}`);
+    const selection = { profile: false, addresses: false, windows: [] as CheckedWindowArgs[] };
+    for (const [name, nodes] of collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes)) {
+      const field = nodes[0]!.name.value;
+      if (PROFILE_FIELDS.has(field)) selection.profile = true;
+      else if (field === 'addresses') selection.addresses = true;
+      else if (field === 'orders') {
+        const definition = customerType.getFields().orders;
+        if (!definition) throw new Error(`${CUSTOMER}.orders is not in the schema (response key ${name})`);
+        // As graphql-js executes a merged field: with its first node's arguments.
+        const node = nodes[0]!;
+        const args = checkWindowArgs(getArgumentValues(definition, node, info.variableValues) as OrderWindowArgs);
+        windowsOf(info.variableValues).set(node, args);
+        selection.windows.push(args);
+      }
     }
-  }
-  // Existence is always wanted; with no window to prove it, the profile tells.
-  if (need.windows.length === 0 && !need.addresses) need.profile = true;
-  return need;
+    // Existence is always wanted; with no window to prove it, the profile tells.
+    if (selection.windows.length === 0 && !selection.addresses) selection.profile = true;
+    return selection;
+  });
 }
 
-/** The need of a `Customer.orders(...)` field itself: its one window. */
-export function windowNeed(customerId: string, args: OrderWindowArgs): CollectionNeed {
-  return { profile: false, addresses: false, windows: [checkOrderWindow(customerId, args)] };
+/** The need of one customer for the field being resolved: its selection, cursors decoded for that customer. */
+export function customerNeed(info: GraphQLResolveInfo, collections: CustomerCollections, customerId: string): CollectionNeed {
+  const selection = customerSelection(info);
+  return { profile: selection.profile, addresses: selection.addresses, windows: selection.windows.map((args) => collections.window(customerId, args)) };
 }
 
-function namedObjectType(info: GraphQLResolveInfo): GraphQLObjectType {
-  let type = info.returnType;
-  while ('ofType' in type) type = type.ofType;
-  if (!isObjectType(type)) throw new Error(`look-ahead needs an object type, got ${String(type)}`);
-  return type;
+/**
+ * The checked arguments of the `Customer.orders` field being resolved: those its parent's
+ * look-ahead checked, else checked now (a customer reached without look-ahead, e.g. a mutation's
+ * result) and kept for the field's other parents.
+ */
+export function orderWindowArgs(info: GraphQLResolveInfo, args: OrderWindowArgs): CheckedWindowArgs {
+  const byNode = windowsOf(info.variableValues);
+  const node = info.fieldNodes[0]!;
+  let checked = byNode.get(node);
+  if (!checked) byNode.set(node, (checked = checkWindowArgs(args)));
+  return checked;
 }
 
-/** The fields selected under `nodes` on `type`, fragments flattened, skipped ones left out. */
-function subfields(info: GraphQLResolveInfo, type: GraphQLObjectType, nodes: readonly FieldNode[]): FieldNode[] {
-  const out: FieldNode[] = [];
-  const visitedFragments = new Set<string>();
-  const visit = (selectionSet: SelectionSetNode | undefined) => {
-    for (const selection of selectionSet?.selections ?? []) {
-      if (!isIncluded(info, selection)) continue;
-      if (selection.kind === Kind.FIELD) out.push(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (!selection.typeCondition || selection.typeCondition.name.value === type.name) visit(selection.selectionSet);
+/** graphql-js 16 `collectSubfields`: the fields under `fieldNodes` on `runtimeType`, by response key. */
+export function collectSubfields(
+  schema: GraphQLSchema,
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+  variables: Readonly<Record<string, unknown>>,
+  runtimeType: GraphQLObjectType,
+  fieldNodes: readonly FieldNode[],
+): Map<string, FieldNode[]> {
+  const fields = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
+  const collect = (selectionSet: SelectionSetNode) => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!isIncluded(variables, selection)) continue;
+        const key = selection.alias?.value ?? selection.name.value;
+        fields.set(key, [...(fields.get(key) ?? []), selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (!isIncluded(variables, selection) || !conditionMatches(schema, selection, runtimeType)) continue;
+        collect(selection.selectionSet);
       } else {
         const name = selection.name.value;
-        const fragment = info.fragments[name];
-        if (!fragment || visitedFragments.has(name) || fragment.typeCondition.name.value !== type.name) continue;
-        visitedFragments.add(name);
-        visit(fragment.selectionSet);
+        if (visited.has(name) || !isIncluded(variables, selection)) continue;
+        visited.add(name);
+        const fragment = fragments[name];
+        if (!fragment || !conditionMatches(schema, fragment, runtimeType)) continue;
+        collect(fragment.selectionSet);
       }
     }
   };
-  for (const node of nodes) visit(node.selectionSet);
-  return out;
+  for (const node of fieldNodes) if (node.selectionSet) collect(node.selectionSet);
+  return fields;
 }
 
-function isIncluded(info: GraphQLResolveInfo, node: Parameters<typeof getDirectiveValues>[1]): boolean {
-  const skip = getDirectiveValues(GraphQLSkipDirective, node, info.variableValues);
+/** graphql-js `doesFragmentConditionMatch`: no condition, the type itself, or an abstract type it belongs to. */
+function conditionMatches(schema: GraphQLSchema, fragment: InlineFragmentNode | FragmentDefinitionNode, type: GraphQLObjectType): boolean {
+  const condition = fragment.typeCondition;
+  if (!condition) return true;
+  const conditional = typeFromAST(schema, condition);
+  if (conditional === type) return true;
+  return isAbstractType(conditional) ? schema.isSubType(conditional, type) : false;
+}
+
+/** graphql-js `shouldIncludeNode`: `@skip(if: true)` leaves out, then `@include(if: false)`. */
+function isIncluded(variables: Readonly<Record<string, unknown>>, node: FieldNode | InlineFragmentNode | FragmentSpreadNode): boolean {
+  const skip = getDirectiveValues(GraphQLSkipDirective, node, variables);
   if (skip?.if === true) return false;
-  const include = getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues);
+  const include = getDirectiveValues(GraphQLIncludeDirective, node, variables);
   return include?.if !== false;
 }

@@ -1,15 +1,15 @@
 import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
-import { badInput, checkOrderId, ordersBySku, ordersByStatus, placeOrder, updateOrderStatus } from '../model';
-import { primeOrder } from '../loaders';
+import { badInput, checkOrderId, placeOrder, updateOrderStatus } from '../model';
+import { customerView, primeOrder } from '../loaders';
 import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
 
 export const orderQueries: QueryResolvers = {
   order: (_root, { id }, ctx) => ctx.loaders.orders.load(checkOrderId(id)),
 
-  ordersByStatus: (_root, { status, first, after }, ctx) => ordersByStatus(ctx.table, status, { first, after }),
+  ordersByStatus: (_root, { status, first, after }, ctx) => ctx.loaders.ordersByStatus.load({ status, first, after }),
 
-  ordersBySku: (_root, { sku, first, after }, ctx) => ordersBySku(ctx.table, sku, { first, after }),
+  ordersBySku: (_root, { sku, first, after }, ctx) => ctx.loaders.ordersBySku.load({ sku, first, after }),
 };
 
 export const orderMutations: MutationResolvers = {
@@ -30,7 +30,7 @@ export const orderMutations: MutationResolvers = {
 
 export const Order: OrderResolvers = {
   async customer(order, _args, ctx, info) {
-    const view = await ctx.loaders.customers.load({ customerId: order.customerId, need: customerNeed(info, order.customerId) });
+    const view = await customerView(ctx.loaders, { customerId: order.customerId, need: customerNeed(info, ctx.loaders.collections, order.customerId) });
     if (!view) throw new Error(`order ${order.id} names customer ${order.customerId}, which does not exist`);
     return { id: order.customerId, profile: view.profile };
   },

@@ -1,10 +1,10 @@
 import type { MutationResolvers, ProductConnectionResolvers, QueryResolvers } from './types.generated';
-import { product, products, putProduct } from '../model';
+import { putProduct } from '../model';
 
 export const productQueries: QueryResolvers = {
-  product: async (_root, { sku }, ctx) => (await product(ctx.table, sku)) ?? null,
+  product: (_root, { sku }, ctx) => ctx.loaders.product.load(sku),
 
-  products: (_root, { first, after }, ctx) => products(ctx.table, { first, after }),
+  products: (_root, { first, after }, ctx) => ctx.loaders.products.load({ first, after }),
 };
 
 export const productMutations: MutationResolvers = {

@@ -1,0 +1,62 @@
+/**
+ * Loaders over the list patterns (customer by email, orders by status and by SKU, the catalog):
+ * resolvers reach reads only through loaders, never the table. The same list asked for twice in
+ * one operation (two aliases with the same arguments) is read once; each key of a batch is its
+ * own read (they are different patterns' calls), all sent in one wave.
+ *
+ * A profile found by email is recorded in the customer collections, so the customer's fields cost
+ * nothing more. Orders of a status or SKU page are not primed into `orders`: that loader promises
+ * an order with its lines, and a page holds summaries or headers without them.
+ */
+import DataLoader from 'dataloader';
+import type { Table } from '../dynamo/table';
+import {
+  customerByEmail,
+  ordersBySku,
+  ordersByStatus,
+  product,
+  products,
+  type CustomerRecord,
+  type OrderPage,
+  type ProductPage,
+  type ProductRecord,
+} from '../model';
+import type { CollectionLoaders } from './collections';
+
+export interface PageArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}
+
+export interface ListLoaders {
+  customerByEmail: DataLoader<string, CustomerRecord | null>;
+  ordersByStatus: DataLoader<{ status: string } & PageArgs, OrderPage>;
+  ordersBySku: DataLoader<{ sku: string } & PageArgs, OrderPage>;
+  product: DataLoader<string, ProductRecord | null>;
+  products: DataLoader<PageArgs, ProductPage>;
+}
+
+/** Lists of one tick: a handful at most in an admitted operation; the cap bounds one batch. */
+export const LIST_BATCH = 25;
+
+/** Each key read on its own, concurrently; a failure (a bad cursor) is that key's alone. */
+function eachAlone<K, V>(read: (key: K) => Promise<V>): (keys: readonly K[]) => Promise<Array<V | Error>> {
+  return (keys) => Promise.all(keys.map((key) => read(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+}
+
+const argsKey = (value: object) => JSON.stringify(value, Object.keys(value).sort());
+
+export function createListLoaders(table: Table, collections: CollectionLoaders): ListLoaders {
+  const options = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({ name, maxBatchSize: LIST_BATCH, ...(cacheKeyFn ? { cacheKeyFn } : {}) });
+  return {
+    customerByEmail: new DataLoader(eachAlone(async (email: string) => {
+      const profile = (await customerByEmail(table, email)) ?? null;
+      if (profile) collections.collections.knowProfile(profile);
+      return profile;
+    }), options('customerByEmail')),
+    ordersByStatus: new DataLoader(eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })), options('ordersByStatus', argsKey)),
+    ordersBySku: new DataLoader(eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })), options('ordersBySku', argsKey)),
+    product: new DataLoader(eachAlone(async (sku: string) => (await product(table, sku)) ?? null), options('product')),
+    products: new DataLoader(eachAlone((args: PageArgs) => products(table, args)), options('products', argsKey)),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The look-ahead (src/resolvers/lookahead.ts) collects a customer's subfields as graphql-js does
+ * (compared with graphql-js's own `collectSubfields` on the same documents: `@skip`/`@include`,
+ * fragments once, type conditions on abstract types), and is computed once per field node: one
+ * selection object for the 50 parents of a list, not 50 walks.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { buildSchema, graphql, isObjectType, type FieldNode, type GraphQLResolveInfo } from 'graphql';
+import { collectSubfields, customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
+import type { CheckedWindowArgs } from '../../src/model';
+
+// graphql-js's own implementation (internal, so only the test relies on it), from the same build.
+const reference = createRequire(import.meta.url)('graphql/execution/collectFields') as { collectSubfields: typeof collectSubfields };
+
+const schema = buildSchema(`
+  interface Node { id: ID! }
+  interface Named { name: String }
+  type Customer implements Node & Named { id: ID! name: String email: String addresses: [String] orders(first: Int, after: String, month: String): [String] }
+  type Order implements Node { id: ID! customer: Customer }
+  union Thing = Customer | Order
+  type Query { customer: Customer node: Node thing: Thing orders: [Order] }
+`);
+
+/** Runs `query`, collecting the look-ahead of every field that returns a customer. */
+async function lookahead(query: string, variables: Record<string, unknown> = {}) {
+  const seen: Array<{ selection: CustomerSelection; info: GraphQLResolveInfo; windows: CheckedWindowArgs[] }> = [];
+  const capture = (info: GraphQLResolveInfo) => {
+    const windows: CheckedWindowArgs[] = [];
+    seen.push({ selection: customerSelection(info), info, windows });
+    // Customer.orders, as the real resolver finds its window arguments.
+    const orders = (args: Record<string, unknown>, _ctx: unknown, child: GraphQLResolveInfo) => {
+      windows.push(orderWindowArgs(child, args));
+      return [];
+    };
+    return { __typename: 'Customer', id: 'C', orders };
+  };
+  const result = await graphql({
+    schema,
+    source: query,
+    variableValues: variables,
+    rootValue: {
+      customer: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
+      node: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
+      thing: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
+      orders: () => Array.from({ length: 50 }, (_, i) => ({ id: `O${i}`, customer: (_a: unknown, _c: unknown, info: GraphQLResolveInfo) => capture(info) })),
+    },
+    typeResolver: (value: { __typename: string }) => value.__typename,
+  });
+  expect(result.errors).toBeUndefined();
+  return seen;
+}
+
+const customerType = schema.getType('Customer');
+if (!isObjectType(customerType)) throw new Error('no Customer');
+
+function keysOf(fields: Map<string, readonly FieldNode[]>) {
+  return [...fields].map(([key, nodes]) => [key, nodes.length]);
+}
+
+describe('field collection as graphql-js does it', () => {
+  it.each([
+    ['aliases and a field twice', '{ customer { name n: name name addresses } }', {}],
+    ['@skip and @include, with variables', 'query($s: Boolean!, $i: Boolean!) { customer { name @skip(if: $s) email @include(if: $i) ... @include(if: $i) { addresses } ...F @skip(if: $s) } } fragment F on Customer { id }', { s: true, i: false }],
+    ['a fragment spread twice is collected once', '{ customer { ...F ... { ...F } } } fragment F on Customer { name orders(first: 3) }', {}],
+    ['type conditions on interfaces and unions', '{ customer { ... on Node { id } ... on Named { name } ... on Thing { ... on Customer { addresses } } ...T } } fragment T on Thing { ... on Customer { email } }', {}],
+  ])('%s', async (_what, query, variables) => {
+    const { info } = (await lookahead(query, variables))[0]!;
+    const ours = collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
+    const theirs = reference.collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
+    expect(keysOf(ours)).toEqual(keysOf(theirs));
+  });
+
+  it('reads needs through abstract type conditions and abstract return types', async () => {
+    const [viaNode, viaThing] = await lookahead('{ node { ... on Named { name } ... on Customer { addresses } } thing { ... on Thing { ... on Customer { orders(first: 5) } } } }');
+    expect(viaNode!.selection).toEqual({ profile: true, addresses: true, windows: [] });
+    expect(viaThing!.selection).toEqual({ profile: false, addresses: false, windows: [{ first: 5, month: undefined, after: undefined }] });
+  });
+
+  it('leaves out what @skip/@include leave out', async () => {
+    const query = 'query($a: Boolean!) { customer { addresses @include(if: $a) orders(first: 2) @skip(if: $a) } }';
+    expect((await lookahead(query, { a: true }))[0]!.selection).toEqual({ profile: false, addresses: true, windows: [] });
+    expect((await lookahead(query, { a: false }))[0]!.selection).toEqual({ profile: false, addresses: false, windows: [{ first: 2, month: undefined, after: undefined }] });
+  });
+
+  it('makes one window per response key (aliases), checked once', async () => {
+    const { selection } = (await lookahead('{ customer { a: orders(first: 3) b: orders(month: "2026-09") a: orders(first: 3) } }'))[0]!;
+    expect(selection.windows).toEqual([{ first: 3, month: undefined, after: undefined }, { first: 20, month: '2026-09', after: undefined }]);
+  });
+
+  it('hands the orders field the arguments its look-ahead checked, not checked again', async () => {
+    const { selection, windows } = (await lookahead('{ customer { a: orders(first: 3) b: orders(month: "2026-09") } }'))[0]!;
+    expect(windows).toHaveLength(2);
+    expect(windows[0]).toBe(selection.windows[0]);
+    expect(windows[1]).toBe(selection.windows[1]);
+  });
+});
+
+describe('computed once per field node', () => {
+  it('gives the 50 parents of a list one selection, not 50', async () => {
+    const seen = await lookahead('{ orders { id customer { name orders(first: 4) } } }');
+    expect(seen).toHaveLength(50);
+    expect(new Set(seen.map(({ selection }) => selection)).size).toBe(1);
+  });
+
+  it('does not share a selection between operations with other variables', async () => {
+    const query = 'query($n: Int) { customer { orders(first: $n) } }';
+    const [[one], [two]] = await Promise.all([lookahead(query, { n: 1 }), lookahead(query, { n: 2 })]);
+    expect(one!.selection.windows[0]!.first).toBe(1);
+    expect(two!.selection.windows[0]!.first).toBe(2);
+  });
+});
