@@ -35,13 +35,15 @@ const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
  * client, table and model settings (`STATUS_SHARDS` reaches every process) as `npm start`.
  */
 function connect(tableName = 'app', issuerDir?: string): Promise<Runtime> {
-  return bootstrap(readConfig({
-    DYNAMODB_ENDPOINT: config.endpoint,
-    TABLE_NAME: tableName,
-    AWS_REGION: 'us-east-1',
-    STATUS_SHARDS: process.env.STATUS_SHARDS,
-    ...(issuerDir === undefined ? {} : { DATA_DIR: issuerDir }),
-  }));
+  return bootstrap(
+    readConfig({
+      DYNAMODB_ENDPOINT: config.endpoint,
+      TABLE_NAME: tableName,
+      AWS_REGION: 'us-east-1',
+      STATUS_SHARDS: process.env.STATUS_SHARDS,
+      ...(issuerDir === undefined ? {} : { DATA_DIR: issuerDir }),
+    }),
+  );
 }
 
 switch (role) {
@@ -53,13 +55,23 @@ switch (role) {
   case 'proxy': {
     if (!config.endpoint || !config.latency) throw new Error('proxy needs endpoint and latency');
     const proxy = await startLatencyProxy({ target: config.endpoint, latency: config.latency });
-    serveParent(proxy.endpoint, {
-      records: () => proxy.records(),
-      drain: (next?: string | null) => proxy.drain(next),
-      operation: (key: string | null) => { proxy.operation(key ?? undefined); return true; },
-      reset: (record: boolean) => { proxy.reset(Boolean(record)); return true; },
-      counters: () => proxy.counters(),
-    }, () => proxy.close());
+    serveParent(
+      proxy.endpoint,
+      {
+        records: () => proxy.records(),
+        drain: (next?: string | null) => proxy.drain(next),
+        operation: (key: string | null) => {
+          proxy.operation(key ?? undefined);
+          return true;
+        },
+        reset: (record: boolean) => {
+          proxy.reset(Boolean(record));
+          return true;
+        },
+        counters: () => proxy.counters(),
+      },
+      () => proxy.close(),
+    );
     break;
   }
   case 'single': {
@@ -78,20 +90,29 @@ switch (role) {
       port: 0,
       host: '127.0.0.1',
     });
-    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
+    serveParent(server.url, {}, async () => {
+      await server.close();
+      await runtime.close();
+    });
     break;
   }
   case 'multi': {
     const runtime = await connect();
     const server = await startMultiTableServer({ doc: runtime.doc });
-    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
+    serveParent(server.url, {}, async () => {
+      await server.close();
+      await runtime.close();
+    });
     break;
   }
   case 'raw': {
     if (!config.rawQuery) throw new Error('raw needs rawQuery');
     const runtime = await connect();
     const server = await startRawServer({ doc: runtime.doc, query: config.rawQuery, ordersShown: config.ordersShown ?? 20 });
-    serveParent(server.url, {}, async () => { await server.close(); await runtime.close(); });
+    serveParent(server.url, {}, async () => {
+      await server.close();
+      await runtime.close();
+    });
     break;
   }
   default:

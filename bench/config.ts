@@ -65,7 +65,10 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2),
     customers: number('customers', 'BENCH_CUSTOMERS', 150, (n) => Number.isInteger(n) && n >= 10),
     growthOps: number('growth-ops', 'BENCH_GROWTH_OPS', 60, (n) => Number.isInteger(n) && n >= 1),
     cpuProf: bool('cpu-prof', 'BENCH_CPU_PROF'),
-    only: (flags.get('only') ?? env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    only: (flags.get('only') ?? env.BENCH_ONLY ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     write: !(flags.has('no-write') || env.BENCH_NO_WRITE === '1'),
   };
 }
@@ -88,7 +91,9 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
     flags.set(name, next);
   }
   if (flags.has('help')) {
-    console.log('usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.');
+    console.log(
+      'usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.',
+    );
     process.exit(0);
   }
   return flags;

@@ -39,7 +39,13 @@ import { TABLES } from './multi-table/tables';
 
 export const STATUSES: OrderStatus[] = ['PENDING', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
 const SKUS = ['BOOK-001', 'MUG-002', 'TEE-003', 'PEN-004', 'LAMP-005', 'CAP-006', 'BAG-007'];
-const CITIES: Array<[string, string]> = [['Madrid', 'ES'], ['Lisboa', 'PT'], ['Lyon', 'FR'], ['Berlin', 'DE'], ['Milano', 'IT']];
+const CITIES: Array<[string, string]> = [
+  ['Madrid', 'ES'],
+  ['Lisboa', 'PT'],
+  ['Lyon', 'FR'],
+  ['Berlin', 'DE'],
+  ['Milano', 'IT'],
+];
 
 export interface OrderData extends OrderRecord {
   lines: OrderLineRecord[];
@@ -90,7 +96,13 @@ export function buildDataSet(options: { customers: number; seed: number | string
     };
     const addresses: AddressRecord[] = Array.from({ length: intBetween(random, 1, 4) }, (_, i) => {
       const [city, country] = pick(random, CITIES);
-      return { label: `addr-${String(i).padStart(2, '0')}`, street: `Calle ${n}-${i}`, city, postalCode: String(10000 + intBetween(random, 0, 89999)), country };
+      return {
+        label: `addr-${String(i).padStart(2, '0')}`,
+        street: `Calle ${n}-${i}`,
+        city,
+        postalCode: String(10000 + intBetween(random, 0, 89999)),
+        country,
+      };
     });
     const times = Array.from({ length: orderCount }, () => uniqueTime(window[0], window[1])).sort((a, b) => b - a);
     const orders = times.map((time): OrderData => {
@@ -122,7 +134,11 @@ export function buildDataSet(options: { customers: number; seed: number | string
 }
 
 /** What each design stores: a list of (table, item) to write; `guarded` items pass the write guards. */
-export interface Write { table: string; item: Item; guarded?: true }
+export interface Write {
+  table: string;
+  item: Item;
+  guarded?: true;
+}
 
 export function singleTableWrites(data: DataSet, tableName: string): Write[] {
   const out: Write[] = [];
@@ -133,7 +149,14 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
     out.push(write(profile), write(emailGuardItem(customer.email, customer.id)));
     for (const address of addresses) out.push(write(addressToItem(customer.id, address)));
     for (const order of orders) {
-      const record: OrderRecord = { id: order.id, customerId: order.customerId, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents, lineCount: order.lineCount };
+      const record: OrderRecord = {
+        id: order.id,
+        customerId: order.customerId,
+        placedAt: order.placedAt,
+        status: order.status,
+        totalCents: order.totalCents,
+        lineCount: order.lineCount,
+      };
       out.push(write(summaryToItem(record)));
       if (detail) {
         out.push(write(headerToItem(record)));
@@ -150,7 +173,17 @@ export function multiTableWrites(data: DataSet): Write[] {
     out.push({ table: TABLES.customers, item: { ...customer, emailLower: customer.email.toLowerCase() } });
     for (const address of addresses) out.push({ table: TABLES.addresses, item: { customerId: customer.id, ...address } });
     for (const order of orders) {
-      out.push({ table: TABLES.orders, item: { id: order.id, customerId: order.customerId, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents, lineCount: order.lineCount } });
+      out.push({
+        table: TABLES.orders,
+        item: {
+          id: order.id,
+          customerId: order.customerId,
+          placedAt: order.placedAt,
+          status: order.status,
+          totalCents: order.totalCents,
+          lineCount: order.lineCount,
+        },
+      });
       if (detail) for (const line of order.lines) out.push({ table: TABLES.lines, item: { orderId: order.id, ...line } });
     }
   }
@@ -179,7 +212,9 @@ export function expectedCustomerScreen(data: CustomerData, ordersShown: number) 
       email: customer.email,
       createdAt: customer.createdAt,
       addresses: [...addresses].sort((a, b) => a.label.localeCompare(b.label)).map((a) => ({ ...a })),
-      orders: { nodes: orders.slice(0, ordersShown).map((o) => ({ id: o.id, placedAt: o.placedAt, status: o.status, totalCents: o.totalCents })) },
+      orders: {
+        nodes: orders.slice(0, ordersShown).map((o) => ({ id: o.id, placedAt: o.placedAt, status: o.status, totalCents: o.totalCents })),
+      },
     },
   };
 }

@@ -32,10 +32,21 @@ export interface CpuSample {
   rssBytes: number;
 }
 
-interface Reply { type: 'reply'; id: number; result?: unknown; error?: string }
-interface Ready { type: 'ready'; endpoint: string }
+interface Reply {
+  type: 'reply';
+  id: number;
+  result?: unknown;
+  error?: string;
+}
+interface Ready {
+  type: 'ready';
+  endpoint: string;
+}
 
-export async function spawnChild(role: Role, options: { env?: Record<string, string>; args?: string[]; execArgv?: string[] } = {}): Promise<ChildHandle> {
+export async function spawnChild(
+  role: Role,
+  options: { env?: Record<string, string>; args?: string[]; execArgv?: string[] } = {},
+): Promise<ChildHandle> {
   const child: ChildProcess = fork(join(here, 'child.ts'), [role, ...(options.args ?? [])], {
     execArgv: ['--import', 'tsx', '--no-warnings', ...(options.execArgv ?? [])],
     // Production settings for every library (graphql-js skips its dev-only checks, as in production).
@@ -65,11 +76,12 @@ export async function spawnChild(role: Role, options: { env?: Record<string, str
     pending.clear();
   });
   const endpoint = await ready;
-  const call = <T>(method: string, args?: unknown) => new Promise<T>((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    child.send({ type: 'call', id, method, args });
-  });
+  const call = <T>(method: string, args?: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ type: 'call', id, method, args });
+    });
   return {
     role,
     pid: child.pid as number,
@@ -94,10 +106,13 @@ export function serveParent(endpoint: string, handlers: Record<string, (args: an
   const send = process.send?.bind(process);
   if (!send) throw new Error('bench/child.ts runs as a forked child of bench/run.ts');
   let closing: Promise<void> | undefined;
-  const shutdown = () => (closing ??= close().catch((error) => console.error(error)).finally(() => {
-    // A clean exit, so --cpu-prof writes its profile.
-    setTimeout(() => process.exit(0), 10).unref();
-  }));
+  const shutdown = () =>
+    (closing ??= close()
+      .catch((error) => console.error(error))
+      .finally(() => {
+        // A clean exit, so --cpu-prof writes its profile.
+        setTimeout(() => process.exit(0), 10).unref();
+      }));
   let profiler: Session | undefined;
   const all: Record<string, (args: any) => unknown> = {
     ...handlers,
@@ -119,7 +134,10 @@ export function serveParent(endpoint: string, handlers: Record<string, (args: an
       writeFileSync(path, JSON.stringify(profile));
       return path;
     },
-    stop: () => { void shutdown(); return true; },
+    stop: () => {
+      void shutdown();
+      return true;
+    },
   };
   process.on('message', (message: { type: string; id: number; method: string; args: unknown }) => {
     if (message.type !== 'call') return;

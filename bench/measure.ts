@@ -75,12 +75,16 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 export function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -97,9 +101,28 @@ export function percentile(sorted: readonly number[], p: number): number {
  * endpoint in turn (same body), so a pause of the machine (GC elsewhere, another process) falls on
  * every design alike instead of on whichever happened to be running.
  */
-export async function runSequential<K extends string>(targets: ReadonlyArray<{ key: K; url: string; headers?: Record<string, string> }>, bodies: readonly string[], options: { ops: number; warmupOps: number; label: string }, processes: Processes): Promise<Map<K, SequentialResult>> {
-  interface Cost { requests: number; waves: number; itemsRead: number; itemsReturned: number; rcu: number; asked: boolean; tail: boolean; operations: string[] }
-  const state = new Map(targets.map((t) => [t.key, { latencies: [] as number[], applied: [] as number[], hop: [] as number[], costs: [] as Cost[], graphqlErrors: 0 }]));
+export async function runSequential<K extends string>(
+  targets: ReadonlyArray<{ key: K; url: string; headers?: Record<string, string> }>,
+  bodies: readonly string[],
+  options: { ops: number; warmupOps: number; label: string },
+  processes: Processes,
+): Promise<Map<K, SequentialResult>> {
+  interface Cost {
+    requests: number;
+    waves: number;
+    itemsRead: number;
+    itemsReturned: number;
+    rcu: number;
+    asked: boolean;
+    tail: boolean;
+    operations: string[];
+  }
+  const state = new Map(
+    targets.map((t) => [
+      t.key,
+      { latencies: [] as number[], applied: [] as number[], hop: [] as number[], costs: [] as Cost[], graphqlErrors: 0 },
+    ]),
+  );
   const check = (key: K, url: string, answer: { status: number; text: string }) => {
     if (answer.status !== 200 || answer.text.includes('"errors"')) {
       const s = state.get(key);
@@ -139,7 +162,9 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
         rcu: sum(records.map((r) => r.capacity)),
         asked: records.every((r) => r.askedCapacity),
         tail: records.some((r) => r.tail),
-        operations: [...records].sort((a, b) => a.startedAt - b.startedAt).map((r) => (r.index ? `${r.operation}(${r.tables.join(',')}.${r.index})` : `${r.operation}(${r.tables.join(',')})`)),
+        operations: [...records]
+          .sort((a, b) => a.startedAt - b.startedAt)
+          .map((r) => (r.index ? `${r.operation}(${r.tables.join(',')}.${r.index})` : `${r.operation}(${r.tables.join(',')})`)),
       });
     }
   }
@@ -165,8 +190,18 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
       operations: costs[0]?.operations ?? [],
       askedCapacity: costs.every((c) => c.asked),
       graphqlErrors,
-      injectedP50Ms: round(percentile([...applied].sort((a, b) => a - b), 50)),
-      engineHopP50Ms: round(percentile([...hop].sort((a, b) => a - b), 50)),
+      injectedP50Ms: round(
+        percentile(
+          [...applied].sort((a, b) => a - b),
+          50,
+        ),
+      ),
+      engineHopP50Ms: round(
+        percentile(
+          [...hop].sort((a, b) => a - b),
+          50,
+        ),
+      ),
       tailHitPct: round((100 * costs.filter((c) => c.tail).length) / Math.max(1, costs.length), 1),
       p95Ms: round(percentile(sorted, 95)),
     });
@@ -174,7 +209,13 @@ export async function runSequential<K extends string>(targets: ReadonlyArray<{ k
   return out;
 }
 
-export async function runLoad(url: string, bodies: readonly string[], options: { connections: number; durationSec: number; warmupSec: number; headers?: Record<string, string> }, server: ChildHandle, processes: Processes): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  bodies: readonly string[],
+  options: { connections: number; durationSec: number; warmupSec: number; headers?: Record<string, string> },
+  server: ChildHandle,
+  processes: Processes,
+): Promise<LoadResult> {
   const fire = async (durationSec: number) => {
     let next = 0;
     let graphqlErrors = 0;
@@ -182,14 +223,16 @@ export async function runLoad(url: string, bodies: readonly string[], options: {
       url,
       connections: options.connections,
       duration: durationSec,
-      requests: [{
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...options.headers },
-        setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] as string }),
-        onResponse: (status, body) => {
-          if (status !== 200 || body.includes('"errors"')) graphqlErrors++;
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...options.headers },
+          setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] as string }),
+          onResponse: (status, body) => {
+            if (status !== 200 || body.includes('"errors"')) graphqlErrors++;
+          },
         },
-      }],
+      ],
     });
     return { result, graphqlErrors };
   };
@@ -200,11 +243,16 @@ export async function runLoad(url: string, bodies: readonly string[], options: {
   const completed = result.requests.total;
   const cpuMs = (a: CpuSample, b: CpuSample) => (b.user + b.system - a.user - a.system) / 1000;
   const perOp = (a: CpuSample, b: CpuSample) => round(cpuMs(a, b) / Math.max(1, completed), 3);
-  const ours = cpuMs(before.server, after.server) + cpuMs(before.engine, after.engine) + cpuMs(before.proxy, after.proxy) + cpuMs(before.self, after.self);
+  const ours =
+    cpuMs(before.server, after.server) +
+    cpuMs(before.engine, after.engine) +
+    cpuMs(before.proxy, after.proxy) +
+    cpuMs(before.self, after.self);
   const wallMs = after.wallMs - before.wallMs;
-  const otherCpuPct = before.machineBusyMs === undefined || after.machineBusyMs === undefined
-    ? undefined
-    : round(Math.max(0, (after.machineBusyMs - before.machineBusyMs - ours) / (wallMs * cpus().length)) * 100, 1);
+  const otherCpuPct =
+    before.machineBusyMs === undefined || after.machineBusyMs === undefined
+      ? undefined
+      : round(Math.max(0, (after.machineBusyMs - before.machineBusyMs - ours) / (wallMs * cpus().length)) * 100, 1);
   return {
     rps: round(completed / result.duration, 1),
     completed,
@@ -233,7 +281,15 @@ async function snapshot(server: ChildHandle, processes: Processes) {
     processes.proxy.call<CpuSample>('cpu'),
     processes.proxy.call<ProxyCounters>('counters'),
   ]);
-  return { server: serverCpu, engine, proxy, counters, self: { user: usage.user, system: usage.system, rssBytes: 0 }, machineBusyMs: machineBusyMs(), wallMs: performance.now() };
+  return {
+    server: serverCpu,
+    engine,
+    proxy,
+    counters,
+    self: { user: usage.user, system: usage.system, rssBytes: 0 },
+    machineBusyMs: machineBusyMs(),
+    wallMs: performance.now(),
+  };
 }
 
 /** CPU time the whole machine has spent busy since boot, ms (Linux /proc/stat; USER_HZ = 100). */

@@ -13,7 +13,13 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
-export interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 export interface ProfileSummary {
   /** Sampled time not idle, ms. */
@@ -68,7 +74,9 @@ export function summariseProfile(profile: CpuProfile, operations?: number): Prof
     // The SDK's grouping is more useful summed; functions keep the package.
     const area = url
       ? areaOf(url).replace(/^AWS SDK \(.*\)$/, 'AWS SDK (@smithy/*, @aws-sdk/*)')
-      : functionName === '(garbage collector)' ? 'garbage collector' : 'native code (socket writes, JSON, crypto, microtasks)';
+      : functionName === '(garbage collector)'
+        ? 'garbage collector'
+        : 'native code (socket writes, JSON, crypto, microtasks)';
     byArea.set(area, (byArea.get(area) ?? 0) + us);
   }
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000 }));
@@ -77,8 +85,12 @@ export function summariseProfile(profile: CpuProfile, operations?: number): Prof
 
 export function formatSummary(summary: ProfileSummary, top = 25): string {
   const ops = summary.operations;
-  const cell = (ms: number) => `${((100 * ms) / Math.max(1e-9, summary.busyMs)).toFixed(1).padStart(5)}%${ops ? `  ${(ms / ops).toFixed(3).padStart(6)} ms/op` : ''}`;
-  const lines = [`busy ${summary.busyMs.toFixed(0)} ms of ${summary.sampledMs.toFixed(0)} ms sampled${ops ? `, ${ops} operations: ${(summary.busyMs / ops).toFixed(3)} ms/op` : ''}`, 'self time by area:'];
+  const cell = (ms: number) =>
+    `${((100 * ms) / Math.max(1e-9, summary.busyMs)).toFixed(1).padStart(5)}%${ops ? `  ${(ms / ops).toFixed(3).padStart(6)} ms/op` : ''}`;
+  const lines = [
+    `busy ${summary.busyMs.toFixed(0)} ms of ${summary.sampledMs.toFixed(0)} ms sampled${ops ? `, ${ops} operations: ${(summary.busyMs / ops).toFixed(3)} ms/op` : ''}`,
+    'self time by area:',
+  ];
   for (const { name, ms } of summary.areas.slice(0, 14)) lines.push(`  ${cell(ms)}  ${name}`);
   lines.push('self time by function:');
   for (const { name, ms } of summary.functions.slice(0, top)) lines.push(`  ${cell(ms)}  ${name}`);
@@ -92,5 +104,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(2);
   }
   const operations = process.argv[3] ? Number(process.argv[3]) : undefined;
-  console.log(formatSummary(summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, operations), Number(process.argv[4] ?? 30)));
+  console.log(
+    formatSummary(summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, operations), Number(process.argv[4] ?? 30)),
+  );
 }

@@ -68,7 +68,12 @@ export function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export async function startLatencyProxy(options: { target: string; latency: LatencyModel; host?: string; port?: number }): Promise<LatencyProxy> {
+export async function startLatencyProxy(options: {
+  target: string;
+  latency: LatencyModel;
+  host?: string;
+  port?: number;
+}): Promise<LatencyProxy> {
   // One stream of draws for the run, and (sequential runs) one per operation key, so operation i
   // of every design draws the same latencies: common random numbers, a paired comparison.
   const shared = latencySampler(options.latency);
@@ -93,17 +98,32 @@ export async function startLatencyProxy(options: { target: string; latency: Late
     for (let left = delayMs; left > 0.25; left = deadline - epochNow()) await sleep(left);
     const appliedMs = epochNow() - startedAt;
     const headers = { ...req.headers, host: target.host };
-    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, async (answer) => {
-      const payload = await readAll(answer);
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && name !== 'connection' && name !== 'keep-alive') out[name] = value;
-      res.writeHead(answer.statusCode ?? 502, out);
-      res.end(payload);
-      const endedAt = epochNow();
-      const status = answer.statusCode ?? 502;
-      if (status >= 400) counters.errors++;
-      if (recording) records.push({ seq: mySeq, operation, startedAt, endedAt, delayMs, appliedMs, tail, status, ...describe(operation, body, payload) });
-    });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
+      async (answer) => {
+        const payload = await readAll(answer);
+        const out: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && name !== 'connection' && name !== 'keep-alive') out[name] = value;
+        res.writeHead(answer.statusCode ?? 502, out);
+        res.end(payload);
+        const endedAt = epochNow();
+        const status = answer.statusCode ?? 502;
+        if (status >= 400) counters.errors++;
+        if (recording)
+          records.push({
+            seq: mySeq,
+            operation,
+            startedAt,
+            endedAt,
+            delayMs,
+            appliedMs,
+            tail,
+            status,
+            ...describe(operation, body, payload),
+          });
+      },
+    );
     upstream.on('error', (error) => {
       counters.errors++;
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
@@ -146,11 +166,23 @@ export async function startLatencyProxy(options: { target: string; latency: Late
 }
 
 /** What a request asked and what its answer says, for the counts. */
-function describe(operation: string, requestBody: Buffer, answerBody: Buffer): Pick<ProxyRecord, 'tables' | 'index' | 'items' | 'scanned' | 'capacity' | 'askedCapacity'> {
+function describe(
+  operation: string,
+  requestBody: Buffer,
+  answerBody: Buffer,
+): Pick<ProxyRecord, 'tables' | 'index' | 'items' | 'scanned' | 'capacity' | 'askedCapacity'> {
   let input: any = {};
   let output: any = {};
-  try { input = JSON.parse(requestBody.toString('utf8')); } catch { /* not JSON */ }
-  try { output = JSON.parse(answerBody.toString('utf8')); } catch { /* not JSON */ }
+  try {
+    input = JSON.parse(requestBody.toString('utf8'));
+  } catch {
+    /* not JSON */
+  }
+  try {
+    output = JSON.parse(answerBody.toString('utf8'));
+  } catch {
+    /* not JSON */
+  }
   const tables = typeof input.TableName === 'string' ? [input.TableName] : Object.keys(input.RequestItems ?? {});
   let items = 0;
   let scanned: number | undefined;

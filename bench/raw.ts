@@ -26,7 +26,12 @@ export interface RawServer {
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ADDRESS_PREFIX = 'PROFILE#ADDRESS#';
 
-export async function startRawServer(options: { doc: DynamoDBDocumentClient; query: RawQueryShape; ordersShown: number; port?: number }): Promise<RawServer> {
+export async function startRawServer(options: {
+  doc: DynamoDBDocumentClient;
+  query: RawQueryShape;
+  ordersShown: number;
+  port?: number;
+}): Promise<RawServer> {
   const { doc, query, ordersShown } = options;
   const http = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,19 +39,25 @@ export async function startRawServer(options: { doc: DynamoDBDocumentClient; que
     req.on('end', () => {
       (async () => {
         let id: unknown;
-        try { id = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.variables?.id; } catch { /* below */ }
+        try {
+          id = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.variables?.id;
+        } catch {
+          /* below */
+        }
         if (typeof id !== 'string' || !ULID.test(id)) {
           res.writeHead(400, { 'content-type': 'application/json' }).end('{"errors":[{"message":"bad id"}]}');
           return;
         }
-        const out = await doc.send(new QueryCommand({
-          TableName: query.tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': `CUSTOMER#${id}` },
-          ScanIndexForward: query.scanIndexForward,
-          Limit: query.limit,
-          ReturnConsumedCapacity: 'TOTAL',
-        }));
+        const out = await doc.send(
+          new QueryCommand({
+            TableName: query.tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': `CUSTOMER#${id}` },
+            ScanIndexForward: query.scanIndexForward,
+            Limit: query.limit,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
         const items = out.Items ?? [];
         let profile: Record<string, any> | undefined;
         const addresses: Array<Record<string, any>> = [];
@@ -68,7 +79,13 @@ export async function startRawServer(options: { doc: DynamoDBDocumentClient; que
                 name: profile.name,
                 email: profile.email,
                 createdAt: profile.createdAt,
-                addresses: addresses.map((a) => ({ label: a.label, street: a.street, city: a.city, postalCode: a.postalCode, country: a.country })),
+                addresses: addresses.map((a) => ({
+                  label: a.label,
+                  street: a.street,
+                  city: a.city,
+                  postalCode: a.postalCode,
+                  country: a.country,
+                })),
                 orders: { nodes: orders.map((o) => ({ id: o.id, placedAt: o.placedAt, status: o.status, totalCents: o.totalCents })) },
               },
             },

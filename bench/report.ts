@@ -46,7 +46,13 @@ export interface ProfileResult {
   functions: Array<{ name: string; msPerOp: number }>;
 }
 
-export interface GrowthPoint { requests: number; itemsRead: number; rcu: number; p50Ms: number; p99Ms: number }
+export interface GrowthPoint {
+  requests: number;
+  itemsRead: number;
+  rcu: number;
+  p50Ms: number;
+  p99Ms: number;
+}
 
 export interface Results {
   config: {
@@ -99,10 +105,12 @@ function median(values: readonly number[]): number | undefined {
 /** Median over the load rounds of a/b req/s, each round's runs being next to each other in time. */
 export function pairedRpsRatio(a: DesignResult | undefined, b: DesignResult | undefined): number | undefined {
   if (!a || !b) return undefined;
-  const ratios = a.loadRounds.map((run, i) => {
-    const other = b.loadRounds[i];
-    return other && other.rps > 0 ? run.rps / other.rps : undefined;
-  }).filter((r): r is number => r !== undefined);
+  const ratios = a.loadRounds
+    .map((run, i) => {
+      const other = b.loadRounds[i];
+      return other && other.rps > 0 ? run.rps / other.rps : undefined;
+    })
+    .filter((r): r is number => r !== undefined);
   const m = median(ratios);
   return m === undefined ? undefined : Math.round(m * 100) / 100;
 }
@@ -119,7 +127,10 @@ function range([min, max]: [number, number], mean: number): string {
 export function scenarioRatios(designs: ScenarioResult['designs']): NonNullable<ScenarioResult['ratios']> {
   const out: NonNullable<ScenarioResult['ratios']> = {};
   const s = designs.singleTable;
-  for (const [name, other] of [['singleOverMulti', designs.multiTable], ['singleOverRaw', designs.raw]] as const) {
+  for (const [name, other] of [
+    ['singleOverMulti', designs.multiTable],
+    ['singleOverRaw', designs.raw],
+  ] as const) {
     if (!s || !other) continue;
     out[name] = {
       p50: ratio(s.p50Ms, other.p50Ms),
@@ -132,7 +143,11 @@ export function scenarioRatios(designs: ScenarioResult['designs']): NonNullable<
   return out;
 }
 
-export interface Target { target: string; measured: string; met: boolean | undefined }
+export interface Target {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
 
 export function targets(results: Results): Target[] {
   const screen = results.scenarios.find((s) => s.id === 'customer');
@@ -141,20 +156,48 @@ export function targets(results: Results): Target[] {
   const raw = screen?.designs.raw;
   const out: Target[] = [];
   if (single && multi) {
-    out.push({ target: 'customer screen: 1 request vs the baseline\u2019s \u2265 3', measured: `${fmt(single.requests)} vs ${fmt(multi.requests)}`, met: single.requests === 1 && multi.requests >= 3 });
-    out.push({ target: 'customer screen: less consumed capacity', measured: `${fmt(single.rcu, 3)} vs ${fmt(multi.rcu, 3)} RCU`, met: single.rcu < multi.rcu });
+    out.push({
+      target: 'customer screen: 1 request vs the baseline\u2019s \u2265 3',
+      measured: `${fmt(single.requests)} vs ${fmt(multi.requests)}`,
+      met: single.requests === 1 && multi.requests >= 3,
+    });
+    out.push({
+      target: 'customer screen: less consumed capacity',
+      measured: `${fmt(single.rcu, 3)} vs ${fmt(multi.rcu, 3)} RCU`,
+      met: single.rcu < multi.rcu,
+    });
     const p50 = ratio(single.p50Ms, multi.p50Ms);
-    out.push({ target: 'p50 no worse than baseline (single/multi \u2264 1)', measured: `${fmt(p50)}\u00d7 (${fmt(single.p50Ms)} vs ${fmt(multi.p50Ms)} ms)`, met: p50 !== undefined && p50 <= 1 });
+    out.push({
+      target: 'p50 no worse than baseline (single/multi \u2264 1)',
+      measured: `${fmt(p50)}\u00d7 (${fmt(single.p50Ms)} vs ${fmt(multi.p50Ms)} ms)`,
+      met: p50 !== undefined && p50 <= 1,
+    });
     const p99 = ratio(single.p99Ms, multi.p99Ms);
-    out.push({ target: 'p99 clearly better under the tail (single/multi \u2264 0.8)', measured: `${fmt(p99)}\u00d7 (${fmt(single.p99Ms)} vs ${fmt(multi.p99Ms)} ms; operations that drew a tail latency: ${fmt(single.sequential.tailHitPct, 1)}% vs ${fmt(multi.sequential.tailHitPct, 1)}%)`, met: p99 !== undefined && p99 <= 0.8 });
+    out.push({
+      target: 'p99 clearly better under the tail (single/multi \u2264 0.8)',
+      measured: `${fmt(p99)}\u00d7 (${fmt(single.p99Ms)} vs ${fmt(multi.p99Ms)} ms; operations that drew a tail latency: ${fmt(single.sequential.tailHitPct, 1)}% vs ${fmt(multi.sequential.tailHitPct, 1)}%)`,
+      met: p99 !== undefined && p99 <= 0.8,
+    });
     const rps = pairedRpsRatio(single, multi);
-    out.push({ target: 'throughput \u2265 1.3\u00d7 baseline (median of paired rounds)', measured: `${fmt(rps)}\u00d7 paired; best rounds ${fmt(single.rps, 0)} vs ${fmt(multi.rps, 0)} req/s = ${fmt(ratio(single.rps, multi.rps))}\u00d7; server CPU/op ${fmt(ratio(serverCpuPerOp(single), serverCpuPerOp(multi)))}\u00d7`, met: rps !== undefined && rps >= 1.3 });
+    out.push({
+      target: 'throughput \u2265 1.3\u00d7 baseline (median of paired rounds)',
+      measured: `${fmt(rps)}\u00d7 paired; best rounds ${fmt(single.rps, 0)} vs ${fmt(multi.rps, 0)} req/s = ${fmt(ratio(single.rps, multi.rps))}\u00d7; server CPU/op ${fmt(ratio(serverCpuPerOp(single), serverCpuPerOp(multi)))}\u00d7`,
+      met: rps !== undefined && rps >= 1.3,
+    });
   }
   if (single && raw) {
     const p50 = ratio(single.p50Ms, raw.p50Ms);
-    out.push({ target: 'p50 \u2264 1.25\u00d7 raw', measured: `${fmt(p50)}\u00d7 (${fmt(single.p50Ms)} vs ${fmt(raw.p50Ms)} ms)`, met: p50 !== undefined && p50 <= 1.25 });
+    out.push({
+      target: 'p50 \u2264 1.25\u00d7 raw',
+      measured: `${fmt(p50)}\u00d7 (${fmt(single.p50Ms)} vs ${fmt(raw.p50Ms)} ms)`,
+      met: p50 !== undefined && p50 <= 1.25,
+    });
     const rps = pairedRpsRatio(single, raw);
-    out.push({ target: 'throughput \u2265 0.6\u00d7 raw (median of paired rounds)', measured: `${fmt(rps)}\u00d7 paired; best rounds ${fmt(single.rps, 0)} vs ${fmt(raw.rps, 0)} req/s = ${fmt(ratio(single.rps, raw.rps))}\u00d7; server CPU/op ${fmt(ratio(serverCpuPerOp(single), serverCpuPerOp(raw)))}\u00d7`, met: rps !== undefined && rps >= 0.6 });
+    out.push({
+      target: 'throughput \u2265 0.6\u00d7 raw (median of paired rounds)',
+      measured: `${fmt(rps)}\u00d7 paired; best rounds ${fmt(single.rps, 0)} vs ${fmt(raw.rps, 0)} req/s = ${fmt(ratio(single.rps, raw.rps))}\u00d7; server CPU/op ${fmt(ratio(serverCpuPerOp(single), serverCpuPerOp(raw)))}\u00d7`,
+      met: rps !== undefined && rps >= 0.6,
+    });
   }
   const first = results.growth[0]?.singleTable;
   const last = results.growth.at(-1)?.singleTable;
@@ -166,7 +209,12 @@ export function targets(results: Results): Target[] {
     });
   }
   for (const scenario of results.scenarios) {
-    if (!scenario.verified) out.push({ target: `${scenario.name}: every design returns the same data`, measured: scenario.problems.slice(0, 2).join('; '), met: false });
+    if (!scenario.verified)
+      out.push({
+        target: `${scenario.name}: every design returns the same data`,
+        measured: scenario.problems.slice(0, 2).join('; '),
+        met: false,
+      });
   }
   return out;
 }
@@ -175,31 +223,55 @@ export function renderMarkdown(results: Results): string {
   const c = results.config;
   const lines: string[] = [];
   lines.push('# Benchmark: single table vs multi-table (`npm run bench`)', '');
-  lines.push(`Run ${c.date} on ${c.machine.cpus} × ${c.machine.model}, ${c.machine.memoryGiB} GiB, Node ${c.machine.node}, ${c.machine.os}; took ${fmt(c.durationSec, 1)} s; load average ${c.loadAverage.before.join(' ')} before, ${c.loadAverage.after.join(' ')} after.`);
-  lines.push(`Injected DynamoDB latency per request: lognormal, median ${c.latencyMs} ms, sigma ${c.sigma}; tail ${fmt(c.tail * 100)}% of requests +${c.tailMs[0]}–${c.tailMs[1]} ms; seed ${c.seed}.`);
-  lines.push(`Data: ${c.customers} customers, ${c.orders} orders (${c.singleTableItems} single-table items, ${c.multiTableItems} multi-table items). Latency: ${c.sequentialOps} sequential operations per row; throughput: autocannon, ${c.connections} connections, best of ${c.loadRounds} interleaved runs of ${c.loadDurationSec} s. Everything (engine, proxy, servers, load generator) shares the ${c.machine.cpus} cores.`);
-  lines.push(`Raw reference: the product's own customer-screen Query (read from its explain extension: ${c.rawQuery.scanIndexForward ? 'ascending' : 'descending'}, Limit ${c.rawQuery.limit}) sent with the SDK and serialised by hand, behind node:http.`, '');
+  lines.push(
+    `Run ${c.date} on ${c.machine.cpus} × ${c.machine.model}, ${c.machine.memoryGiB} GiB, Node ${c.machine.node}, ${c.machine.os}; took ${fmt(c.durationSec, 1)} s; load average ${c.loadAverage.before.join(' ')} before, ${c.loadAverage.after.join(' ')} after.`,
+  );
+  lines.push(
+    `Injected DynamoDB latency per request: lognormal, median ${c.latencyMs} ms, sigma ${c.sigma}; tail ${fmt(c.tail * 100)}% of requests +${c.tailMs[0]}–${c.tailMs[1]} ms; seed ${c.seed}.`,
+  );
+  lines.push(
+    `Data: ${c.customers} customers, ${c.orders} orders (${c.singleTableItems} single-table items, ${c.multiTableItems} multi-table items). Latency: ${c.sequentialOps} sequential operations per row; throughput: autocannon, ${c.connections} connections, best of ${c.loadRounds} interleaved runs of ${c.loadDurationSec} s. Everything (engine, proxy, servers, load generator) shares the ${c.machine.cpus} cores.`,
+  );
+  lines.push(
+    `Raw reference: the product's own customer-screen Query (read from its explain extension: ${c.rawQuery.scanIndexForward ? 'ascending' : 'descending'}, Limit ${c.rawQuery.limit}) sent with the SDK and serialised by hand, behind node:http.`,
+    '',
+  );
 
   lines.push('## Per scenario', '');
-  lines.push('Requests, waves, items read and RCU are per operation, counted at the latency proxy (mean, with min–max when it varies). p50/p99: sequential HTTP operations. req/s: autocannon. CPU ms/op: CPU time of the server process per operation under load.', '');
-  lines.push('| scenario | design | DynamoDB requests | waves | items read | RCU | p50 ms | p95 ms | p99 ms | ops that drew a tail latency | req/s | server CPU ms/op |');
+  lines.push(
+    'Requests, waves, items read and RCU are per operation, counted at the latency proxy (mean, with min–max when it varies). p50/p99: sequential HTTP operations. req/s: autocannon. CPU ms/op: CPU time of the server process per operation under load.',
+    '',
+  );
+  lines.push(
+    '| scenario | design | DynamoDB requests | waves | items read | RCU | p50 ms | p95 ms | p99 ms | ops that drew a tail latency | req/s | server CPU ms/op |',
+  );
   lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const scenario of results.scenarios) {
     for (const [design, d] of Object.entries(scenario.designs) as Array<[DesignName, DesignResult]>) {
       const s = d.sequential;
-      lines.push(`| ${scenario.name}${scenario.verified ? '' : ' (⚠ answers differ)'} | ${LABEL[design]} | ${range(s.requestsRange, d.requests)} | ${range(s.wavesRange, d.waves)} | ${range(s.itemsReadRange, d.itemsRead)} | ${fmt(d.rcu, 3)} | ${fmt(d.p50Ms)} | ${fmt(s.p95Ms)} | ${fmt(d.p99Ms)} | ${fmt(s.tailHitPct, 1)}% | ${fmt(d.rps, 0)} | ${fmt(d.load.cpuMsPerOp.server, 3)} |`);
+      lines.push(
+        `| ${scenario.name}${scenario.verified ? '' : ' (⚠ answers differ)'} | ${LABEL[design]} | ${range(s.requestsRange, d.requests)} | ${range(s.wavesRange, d.waves)} | ${range(s.itemsReadRange, d.itemsRead)} | ${fmt(d.rcu, 3)} | ${fmt(d.p50Ms)} | ${fmt(s.p95Ms)} | ${fmt(d.p99Ms)} | ${fmt(s.tailHitPct, 1)}% | ${fmt(d.rps, 0)} | ${fmt(d.load.cpuMsPerOp.server, 3)} |`,
+      );
     }
   }
   lines.push('');
 
   lines.push('## Ratios', '');
-  lines.push('Latency and CPU ratios below 1, throughput ratios above 1 favour the single table. req/s: best rounds, and the median over rounds of the ratio of runs made next to each other (less sensitive to outside load). CPU/op: the server process\u2019s CPU per operation (median over rounds), what carries over to production.', '');
-  lines.push('| scenario | single/multi p50 | single/multi p99 | single/multi req/s (best; paired) | single/multi server CPU/op | single/raw p50 | single/raw p99 | single/raw req/s (best; paired) | single/raw server CPU/op |');
+  lines.push(
+    'Latency and CPU ratios below 1, throughput ratios above 1 favour the single table. req/s: best rounds, and the median over rounds of the ratio of runs made next to each other (less sensitive to outside load). CPU/op: the server process\u2019s CPU per operation (median over rounds), what carries over to production.',
+    '',
+  );
+  lines.push(
+    '| scenario | single/multi p50 | single/multi p99 | single/multi req/s (best; paired) | single/multi server CPU/op | single/raw p50 | single/raw p99 | single/raw req/s (best; paired) | single/raw server CPU/op |',
+  );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const scenario of results.scenarios) {
     const { singleTable: s, multiTable: m, raw: r } = scenario.designs;
-    const rps = (a: DesignResult | undefined, b: DesignResult | undefined) => (a && b ? `${fmt(ratio(a.rps, b.rps))}; ${fmt(pairedRpsRatio(a, b))}` : '\u2014');
-    lines.push(`| ${scenario.name} | ${fmt(ratio(s?.p50Ms, m?.p50Ms))} | ${fmt(ratio(s?.p99Ms, m?.p99Ms))} | ${rps(s, m)} | ${fmt(ratio(serverCpuPerOp(s), serverCpuPerOp(m)))} | ${fmt(ratio(s?.p50Ms, r?.p50Ms))} | ${fmt(ratio(s?.p99Ms, r?.p99Ms))} | ${rps(s, r)} | ${fmt(ratio(serverCpuPerOp(s), serverCpuPerOp(r)))} |`);
+    const rps = (a: DesignResult | undefined, b: DesignResult | undefined) =>
+      a && b ? `${fmt(ratio(a.rps, b.rps))}; ${fmt(pairedRpsRatio(a, b))}` : '\u2014';
+    lines.push(
+      `| ${scenario.name} | ${fmt(ratio(s?.p50Ms, m?.p50Ms))} | ${fmt(ratio(s?.p99Ms, m?.p99Ms))} | ${rps(s, m)} | ${fmt(ratio(serverCpuPerOp(s), serverCpuPerOp(m)))} | ${fmt(ratio(s?.p50Ms, r?.p50Ms))} | ${fmt(ratio(s?.p99Ms, r?.p99Ms))} | ${rps(s, r)} | ${fmt(ratio(serverCpuPerOp(s), serverCpuPerOp(r)))} |`,
+    );
   }
   lines.push('');
 
@@ -210,7 +282,9 @@ export function renderMarkdown(results: Results): string {
     for (const g of results.growth) {
       const s = g.singleTable;
       const m = g.multiTable;
-      lines.push(`| ${g.orders} | ${fmt(s?.requests)} | ${fmt(s?.itemsRead)} | ${fmt(s?.rcu, 3)} | ${fmt(s?.p50Ms)} | ${fmt(m?.requests)} | ${fmt(m?.itemsRead)} | ${fmt(m?.rcu, 3)} | ${fmt(m?.p50Ms)} |`);
+      lines.push(
+        `| ${g.orders} | ${fmt(s?.requests)} | ${fmt(s?.itemsRead)} | ${fmt(s?.rcu, 3)} | ${fmt(s?.p50Ms)} | ${fmt(m?.requests)} | ${fmt(m?.itemsRead)} | ${fmt(m?.rcu, 3)} | ${fmt(m?.p50Ms)} |`,
+      );
     }
     lines.push('');
   }
@@ -224,8 +298,13 @@ export function renderMarkdown(results: Results): string {
   }
 
   lines.push('## Under load: CPU per operation by process, and DynamoDB requests per operation', '');
-  lines.push('All processes share the machine\u2019s cores, so throughput is bounded by their sum. The engine and the proxy stand in for DynamoDB and the network: in production their CPU is not yours. CPU columns are of the best round. \u201cOther processes\u201d is the machine\u2019s CPU used outside the benchmark during each round (a busy machine lowers every req/s).', '');
-  lines.push('| scenario | design | req/s by round | server ms/op | engine ms/op | proxy ms/op | load generator ms/op | DynamoDB req/op | p50 / p99 under load ms | other processes\u2019 CPU | errors |');
+  lines.push(
+    'All processes share the machine\u2019s cores, so throughput is bounded by their sum. The engine and the proxy stand in for DynamoDB and the network: in production their CPU is not yours. CPU columns are of the best round. \u201cOther processes\u201d is the machine\u2019s CPU used outside the benchmark during each round (a busy machine lowers every req/s).',
+    '',
+  );
+  lines.push(
+    '| scenario | design | req/s by round | server ms/op | engine ms/op | proxy ms/op | load generator ms/op | DynamoDB req/op | p50 / p99 under load ms | other processes\u2019 CPU | errors |',
+  );
   lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const scenario of results.scenarios) {
     for (const [design, d] of Object.entries(scenario.designs) as Array<[DesignName, DesignResult]>) {
@@ -233,7 +312,9 @@ export function renderMarkdown(results: Results): string {
       const errors = l.non2xx + l.errors + l.graphqlErrors + d.sequential.graphqlErrors;
       const rounds = d.loadRounds.map((r) => fmt(r.rps, 0)).join(' / ');
       const other = d.loadRounds.map((r) => (r.otherCpuPct === undefined ? '?' : `${fmt(r.otherCpuPct, 0)}%`)).join(' / ');
-      lines.push(`| ${scenario.name} | ${LABEL[design]} | ${rounds} | ${fmt(l.cpuMsPerOp.server, 3)} | ${fmt(l.cpuMsPerOp.engine, 3)} | ${fmt(l.cpuMsPerOp.proxy, 3)} | ${fmt(l.cpuMsPerOp.loadGenerator, 3)} | ${fmt(l.dynamoRequestsPerOp)} | ${fmt(l.latencyP50Ms)} / ${fmt(l.latencyP99Ms)} | ${other} | ${errors} |`);
+      lines.push(
+        `| ${scenario.name} | ${LABEL[design]} | ${rounds} | ${fmt(l.cpuMsPerOp.server, 3)} | ${fmt(l.cpuMsPerOp.engine, 3)} | ${fmt(l.cpuMsPerOp.proxy, 3)} | ${fmt(l.cpuMsPerOp.loadGenerator, 3)} | ${fmt(l.dynamoRequestsPerOp)} | ${fmt(l.latencyP50Ms)} / ${fmt(l.latencyP99Ms)} | ${other} | ${errors} |`,
+      );
     }
   }
   lines.push('');
@@ -248,15 +329,21 @@ export function renderMarkdown(results: Results): string {
       lines.push(`| area | ${entries.map(([d]) => LABEL[d]).join(' | ')} |`);
       lines.push(`| --- | ${entries.map(() => '---:').join(' | ')} |`);
       lines.push(`| **total busy** | ${entries.map(([, p]) => `**${fmt(p.busyMsPerOp, 3)}**`).join(' | ')} |`);
-      for (const area of areas) lines.push(`| ${area} | ${entries.map(([, p]) => fmt(p.areas.find((a) => a.name === area)?.msPerOp, 3)).join(' | ')} |`);
+      for (const area of areas)
+        lines.push(`| ${area} | ${entries.map(([, p]) => fmt(p.areas.find((a) => a.name === area)?.msPerOp, 3)).join(' | ')} |`);
       lines.push('');
     }
   }
 
-  lines.push('DynamoDB requests of one operation, in order of arrival at the proxy, and what one DynamoDB request cost in the sequential run (p50 of the latency the proxy applied, and of the time the engine and the extra hop added):', '');
+  lines.push(
+    'DynamoDB requests of one operation, in order of arrival at the proxy, and what one DynamoDB request cost in the sequential run (p50 of the latency the proxy applied, and of the time the engine and the extra hop added):',
+    '',
+  );
   for (const scenario of results.scenarios) {
     for (const [design, d] of Object.entries(scenario.designs) as Array<[DesignName, DesignResult]>) {
-      lines.push(`- ${scenario.name}, ${LABEL[design]}: ${d.sequential.operations.join(', ') || '—'}${d.sequential.askedCapacity ? '' : ' (some requests did not ask for consumed capacity)'}; injected ${fmt(d.sequential.injectedP50Ms)} ms + engine/hop ${fmt(d.sequential.engineHopP50Ms)} ms`);
+      lines.push(
+        `- ${scenario.name}, ${LABEL[design]}: ${d.sequential.operations.join(', ') || '—'}${d.sequential.askedCapacity ? '' : ' (some requests did not ask for consumed capacity)'}; injected ${fmt(d.sequential.injectedP50Ms)} ms + engine/hop ${fmt(d.sequential.engineHopP50Ms)} ms`,
+      );
     }
   }
   lines.push('');

@@ -18,102 +18,45 @@ import { ensureTable } from '../src/dynamo/definition';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
 import { readConfig, readModelSettings } from '../src/config';
 import { configureModel } from '../src/model/settings';
-import { readBenchConfig, type BenchConfig } from './config';
+import { readBenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
-import { buildDataSet, expectedCustomerScreen, GROWTH_SIZES, multiTableWrites, singleTableWrites, STATUSES, writeAll, type DataSet } from './data';
+import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, writeAll, type DataSet } from './data';
 import { createMultiTables } from './multi-table/tables';
 import { post, round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
 import { renderMarkdown, scenarioRatios, type DesignName, type Results, type ScenarioResult } from './report';
-import { seededRandom } from './rng';
+import { body, ORDERS_SHOWN, QUERIES, scenarios, type Scenario } from './scenarios';
 import type { RawQueryShape } from './raw';
 import { formatSummary, summariseProfile, type CpuProfile } from './profile';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TABLE_NAME = 'app';
-const ORDERS_SHOWN = 20;
-
-const ADDRESS = 'label street city postalCode country';
-const QUERIES = {
-  customer: `query CustomerScreen($id: ID!) { customer(id: $id) { id name email createdAt addresses { ${ADDRESS} } orders(first: ${ORDERS_SHOWN}) { nodes { id placedAt status totalCents } } } }`,
-  order: `query OrderDetail($id: ID!) { order(id: $id) { id placedAt status totalCents lines { lineNo sku quantity unitPriceCents } customer { name addresses { ${ADDRESS} } } } }`,
-  status: 'query OrdersByStatus($status: OrderStatus!) { ordersByStatus(status: $status, first: 50) { nodes { id placedAt status totalCents customer { name } } pageInfo { hasNextPage } } }',
-};
-
-interface Scenario {
-  id: string;
-  name: string;
-  query: string;
-  bodies: string[];
-  designs: DesignName[];
-  /** Expected `data` for a body, when the data set tells it (else designs are compared to each other). */
-  expected?: (index: number) => unknown;
-}
-
-const body = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
-
-function shuffled<T>(list: readonly T[], seed: string): T[] {
-  const random = seededRandom(seed);
-  const out = [...list];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
-  const seed = String(config.latency.seed);
-  const customers = shuffled(data.ordinary, `customers:${seed}`);
-  const big = data.growth.get(10_000);
-  if (!big) throw new Error('no 10,000-order customer');
-  const orders = shuffled(data.detailedOrders, `orders:${seed}`).slice(0, Math.max(50, Math.min(config.ops, 300)));
-  const list: Scenario[] = [
-    {
-      id: 'customer',
-      name: 'customer screen',
-      query: QUERIES.customer,
-      bodies: customers.map((c) => body(QUERIES.customer, { id: c.customer.id })),
-      designs: ['singleTable', 'multiTable', 'raw'],
-      expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
-    },
-    {
-      id: 'customer-10k',
-      name: 'customer screen, 10,000-order customer',
-      query: QUERIES.customer,
-      bodies: [body(QUERIES.customer, { id: big.customer.id })],
-      designs: ['singleTable', 'multiTable', 'raw'],
-      expected: () => expectedCustomerScreen(big, ORDERS_SHOWN),
-    },
-    {
-      id: 'order',
-      name: 'order detail with its customer',
-      query: QUERIES.order,
-      bodies: orders.map((o) => body(QUERIES.order, { id: o.id })),
-      designs: ['singleTable', 'multiTable'],
-    },
-    {
-      id: 'status',
-      name: 'ordersByStatus(first: 50) with customers\u2019 names',
-      query: QUERIES.status,
-      bodies: STATUSES.map((status) => body(QUERIES.status, { status })),
-      designs: ['singleTable', 'multiTable'],
-    },
-  ];
-  return config.only.length === 0 ? list : list.filter((s) => config.only.some((word) => s.id.includes(word)));
-}
 
 /** The customer-screen Query the product really sends, read from its explain extension. */
-async function probeProductQuery(url: string, customerId: string, headers: Record<string, string>): Promise<{ shape: RawQueryShape; explain: unknown }> {
+async function probeProductQuery(
+  url: string,
+  customerId: string,
+  headers: Record<string, string>,
+): Promise<{ shape: RawQueryShape; explain: unknown }> {
   const answer = await post(url, body(QUERIES.customer, { id: customerId }), { 'x-explain': '1', ...headers });
-  const parsed = JSON.parse(answer.text) as { extensions?: { dynamodb?: { requests?: Array<{ operation: string; keyCondition: string | null }> } } };
+  const parsed = JSON.parse(answer.text) as {
+    extensions?: { dynamodb?: { requests?: Array<{ operation: string; keyCondition: string | null }> } };
+  };
   const requests = parsed.extensions?.dynamodb?.requests ?? [];
   const query = requests.find((r) => r.operation === 'Query' && r.keyCondition?.startsWith('PK = "CUSTOMER#'));
   const match = query?.keyCondition ? /\((ascending|descending)(?:, Limit (\d+))?/.exec(query.keyCondition) : null;
-  if (!match || !match[2]) throw new Error(`could not read the customer-screen Query from the explain extension: ${answer.text.slice(0, 500)}`);
-  return { shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) }, explain: parsed.extensions?.dynamodb };
+  if (!match || !match[2])
+    throw new Error(`could not read the customer-screen Query from the explain extension: ${answer.text.slice(0, 500)}`);
+  return {
+    shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) },
+    explain: parsed.extensions?.dynamodb,
+  };
 }
 
-async function verify(scenario: Scenario, urls: Record<DesignName, string>, headersOf: Record<DesignName, Record<string, string>>): Promise<{ verified: boolean; problems: string[] }> {
+async function verify(
+  scenario: Scenario,
+  urls: Record<DesignName, string>,
+  headersOf: Record<DesignName, Record<string, string>>,
+): Promise<{ verified: boolean; problems: string[] }> {
   const problems: string[] = [];
   const samples = Math.min(5, scenario.bodies.length);
   for (let i = 0; i < samples; i++) {
@@ -126,7 +69,10 @@ async function verify(scenario: Scenario, urls: Record<DesignName, string>, head
     }
     const reference = scenario.expected ? scenario.expected(i) : answers.get('singleTable');
     for (const [design, data] of answers) {
-      if (!isDeepStrictEqual(data, reference)) problems.push(`${design} answer #${i} differs from ${scenario.expected ? 'the loaded data' : 'the single table\u2019s'}: ${JSON.stringify(data).slice(0, 200)}`);
+      if (!isDeepStrictEqual(data, reference))
+        problems.push(
+          `${design} answer #${i} differs from ${scenario.expected ? 'the loaded data' : 'the single table\u2019s'}: ${JSON.stringify(data).slice(0, 200)}`,
+        );
     }
   }
   return { verified: problems.length === 0, problems };
@@ -161,9 +107,13 @@ async function main() {
 
   try {
     const engine = await spawn('engine');
-    const proxy = await spawn('proxy', { env: { BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: engine.endpoint, latency: config.latency }) } });
+    const proxy = await spawn('proxy', {
+      env: { BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: engine.endpoint, latency: config.latency }) },
+    });
     const processes: Processes = { engine, proxy };
-    log(`engine ${engine.endpoint}, latency proxy ${proxy.endpoint} (median ${config.latency.medianMs} ms, sigma ${config.latency.sigma}, tail ${config.latency.tail} × +${config.latency.tailMinMs}–${config.latency.tailMaxMs} ms, seed ${config.latency.seed})`);
+    log(
+      `engine ${engine.endpoint}, latency proxy ${proxy.endpoint} (median ${config.latency.medianMs} ms, sigma ${config.latency.sigma}, tail ${config.latency.tail} × +${config.latency.tailMinMs}–${config.latency.tailMaxMs} ms, seed ${config.latency.seed})`,
+    );
 
     // ---- data ---------------------------------------------------------------------------------
     const loader = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
@@ -175,28 +125,49 @@ async function main() {
     await Promise.all([writeAll(loader, singleWrites), writeAll(loader, multiWrites)]);
     loader.destroy();
     const orderCount = data.customers.reduce((n, c) => n + c.orders.length, 0);
-    log(`loaded ${data.customers.length} customers, ${orderCount} orders: ${singleWrites.length} single-table items, ${multiWrites.length} multi-table items`);
+    log(
+      `loaded ${data.customers.length} customers, ${orderCount} orders: ${singleWrites.length} single-table items, ${multiWrites.length} multi-table items`,
+    );
 
     // ---- servers ------------------------------------------------------------------------------
-    const childConfig = (extra: Record<string, unknown> = {}) => ({ BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: proxy.endpoint, tableName: TABLE_NAME, ...extra }) });
+    const childConfig = (extra: Record<string, unknown> = {}) => ({
+      BENCH_CHILD_CONFIG: JSON.stringify({ endpoint: proxy.endpoint, tableName: TABLE_NAME, ...extra }),
+    });
     // The product's server verifies bearer tokens (src/auth): a dev issuer whose key file lives in a
     // temporary directory shared with the child (BENCH_ISSUER_DIR); its clients send a staff token.
     // The baseline and the raw endpoint have no identity layer and get no token.
     const auth = readConfig({ DATA_DIR: issuerDir }).auth;
     const staffToken = await (await openDevIssuer(auth.devKeyFile)).sign(devClaims(auth, { staff: true }), 24 * 3600);
-    const headersOf: Record<DesignName, Record<string, string>> = { singleTable: { authorization: `Bearer ${staffToken}` }, multiTable: {}, raw: {} };
+    const headersOf: Record<DesignName, Record<string, string>> = {
+      singleTable: { authorization: `Bearer ${staffToken}` },
+      multiTable: {},
+      raw: {},
+    };
     const single = await spawn('single', { env: { ...childConfig(), BENCH_ISSUER_DIR: issuerDir } });
     const multi = await spawn('multi', { env: childConfig() });
-    const probe = await probeProductQuery(single.endpoint, (data.ordinary[0] as DataSet['ordinary'][number]).customer.id, headersOf.singleTable);
+    const probe = await probeProductQuery(
+      single.endpoint,
+      (data.ordinary[0] as DataSet['ordinary'][number]).customer.id,
+      headersOf.singleTable,
+    );
     const raw = await spawn('raw', { env: childConfig({ rawQuery: probe.shape, ordersShown: ORDERS_SHOWN }) });
     const servers: Record<DesignName, ChildHandle> = { singleTable: single, multiTable: multi, raw };
     const urls: Record<DesignName, string> = { singleTable: single.endpoint, multiTable: multi.endpoint, raw: raw.endpoint };
-    log(`servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`);
+    log(
+      `servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`,
+    );
 
     // ---- warm-up: every server, every scenario, under load, before anything is measured -------
     const selected = scenarios(data, config);
     for (const scenario of selected) {
-      for (const design of scenario.designs) await runLoad(urls[design], scenario.bodies, { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
+      for (const design of scenario.designs)
+        await runLoad(
+          urls[design],
+          scenario.bodies,
+          { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0, headers: headersOf[design] },
+          servers[design],
+          processes,
+        );
       // (the per-scenario sequential warm-up below finishes the job)
     }
     log('warmed up every server on every scenario');
@@ -207,18 +178,33 @@ async function main() {
       const check = await verify(scenario, urls, headersOf);
       if (!check.verified) for (const problem of check.problems) console.warn(`  ! ${scenario.id}: ${problem}`);
       const designs: ScenarioResult['designs'] = {};
-      const sequential = await runSequential(scenario.designs.map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })), scenario.bodies, { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id }, processes);
+      const sequential = await runSequential(
+        scenario.designs.map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })),
+        scenario.bodies,
+        { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id },
+        processes,
+      );
       for (const design of scenario.designs) {
         const s = sequential.get(design) as SequentialResult;
-        log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`);
+        log(
+          `${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`,
+        );
       }
       // Throughput: the designs take turns, round after round, so a burst of outside load hits them alike.
       const rounds = new Map<DesignName, LoadResult[]>(scenario.designs.map((d) => [d, []]));
       for (let round = 0; round < config.rounds; round++) {
         for (const design of scenario.designs) {
-          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
+          const load = await runLoad(
+            urls[design],
+            scenario.bodies,
+            { ...config, warmupSec: 0, headers: headersOf[design] },
+            servers[design],
+            processes,
+          );
           rounds.get(design)?.push(load);
-          log(`${scenario.id.padEnd(13)} ${design.padEnd(11)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, other processes ${load.otherCpuPct ?? '?'}% CPU`);
+          log(
+            `${scenario.id.padEnd(13)} ${design.padEnd(11)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, other processes ${load.otherCpuPct ?? '?'}% CPU`,
+          );
         }
       }
       // --cpu-prof: one more run per design with the server's CPU profiled (kept out of the numbers).
@@ -227,11 +213,25 @@ async function main() {
         for (const design of scenario.designs) {
           const path = join(profileDir, `${scenario.id}.${design}.cpuprofile`);
           await servers[design].call('profile-start');
-          const load = await runLoad(urls[design], scenario.bodies, { ...config, warmupSec: 0, headers: headersOf[design] }, servers[design], processes);
+          const load = await runLoad(
+            urls[design],
+            scenario.bodies,
+            { ...config, warmupSec: 0, headers: headersOf[design] },
+            servers[design],
+            processes,
+          );
           await servers[design].call('profile-stop', path);
           const summary = summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, load.completed);
-          profiles[design] = { file: relative(join(here, '..'), path), operations: load.completed, busyMsPerOp: round(summary.busyMs / load.completed, 3), areas: summary.areas.slice(0, 12).map((a) => ({ name: a.name, msPerOp: round(a.ms / load.completed, 3) })), functions: summary.functions.slice(0, 20).map((f) => ({ name: f.name, msPerOp: round(f.ms / load.completed, 4) })) };
-          console.log(`\nCPU profile of the ${design} server, ${scenario.name} (${load.rps} req/s while profiled), ${relative(join(here, '..'), path)}:\n${formatSummary(summary, 20)}\n`);
+          profiles[design] = {
+            file: relative(join(here, '..'), path),
+            operations: load.completed,
+            busyMsPerOp: round(summary.busyMs / load.completed, 3),
+            areas: summary.areas.slice(0, 12).map((a) => ({ name: a.name, msPerOp: round(a.ms / load.completed, 3) })),
+            functions: summary.functions.slice(0, 20).map((f) => ({ name: f.name, msPerOp: round(f.ms / load.completed, 4) })),
+          };
+          console.log(
+            `\nCPU profile of the ${design} server, ${scenario.name} (${load.rps} req/s while profiled), ${relative(join(here, '..'), path)}:\n${formatSummary(summary, 20)}\n`,
+          );
         }
       }
       for (const design of scenario.designs) {
@@ -239,7 +239,16 @@ async function main() {
         const best = [...runs].sort((a, b) => b.rps - a.rps)[0] as LoadResult;
         designs[design] = summarise(sequential.get(design) as SequentialResult, best, runs);
       }
-      results.push({ id: scenario.id, name: scenario.name, query: scenario.query, verified: check.verified, problems: check.problems, designs, ratios: scenarioRatios(designs), ...(config.cpuProf ? { profiles } : {}) });
+      results.push({
+        id: scenario.id,
+        name: scenario.name,
+        query: scenario.query,
+        verified: check.verified,
+        problems: check.problems,
+        designs,
+        ratios: scenarioRatios(designs),
+        ...(config.cpuProf ? { profiles } : {}),
+      });
     }
 
     // ---- growth -------------------------------------------------------------------------------
@@ -251,10 +260,18 @@ async function main() {
         if (!customer) continue;
         const bodies = [body(QUERIES.customer, { id: customer.customer.id })];
         const row: Results['growth'][number] = { orders: size };
-        const measured = await runSequential((['singleTable', 'multiTable'] as const).map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })), bodies, { ops: config.growthOps, warmupOps: 10, label: `growth-${size}` }, processes);
-        for (const [design, s] of measured) row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
+        const measured = await runSequential(
+          (['singleTable', 'multiTable'] as const).map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })),
+          bodies,
+          { ops: config.growthOps, warmupOps: 10, label: `growth-${size}` },
+          processes,
+        );
+        for (const [design, s] of measured)
+          row[design] = { requests: s.requests, itemsRead: s.itemsRead, rcu: s.rcu, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
         growth.push(row);
-        log(`growth ${String(size).padStart(6)} orders: single-table items ${row.singleTable?.itemsRead} p50 ${row.singleTable?.p50Ms} ms | multi-table items ${row.multiTable?.itemsRead} p50 ${row.multiTable?.p50Ms} ms`);
+        log(
+          `growth ${String(size).padStart(6)} orders: single-table items ${row.singleTable?.itemsRead} p50 ${row.singleTable?.p50Ms} ms | multi-table items ${row.multiTable?.itemsRead} p50 ${row.multiTable?.p50Ms} ms`,
+        );
       }
     }
 
@@ -277,7 +294,13 @@ async function main() {
         multiTableItems: multiWrites.length,
         rawQuery: probe.shape,
         productExplain: probe.explain,
-        machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version, memoryGiB: round(totalmem() / 2 ** 30, 1), os: `${platform()} ${release()}` },
+        machine: {
+          cpus: cpu.length,
+          model: cpu[0]?.model ?? 'unknown',
+          node: process.version,
+          memoryGiB: round(totalmem() / 2 ** 30, 1),
+          os: `${platform()} ${release()}`,
+        },
         date: new Date().toISOString(),
         loadAverage: { before: loadBefore.map((n) => round(n, 2)), after: loadavg().map((n) => round(n, 2)) },
         durationSec: round((Date.now() - startedAt) / 1000, 1),

@@ -66,10 +66,11 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   }
   const doc = createDocumentClient({ endpoint, region: config.region, credentialsInEnvironment: config.awsCredentialsInEnvironment });
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    doc.destroy();
-    await engine?.close();
-  })());
+  const close = () =>
+    (closing ??= (async () => {
+      doc.destroy();
+      await engine?.close();
+    })());
   let ensured: EnsureResult | undefined;
   try {
     if (engine || options.createTable) ensured = await ensureTable(doc, config.tableName);
@@ -84,7 +85,9 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     table: new Table(config.tableName, doc),
     engine,
     endpoint,
-    where: engine ? `embedded engine ${path === undefined ? 'in memory' : `in ${path}`}` : (endpoint ?? `Amazon DynamoDB (${config.region})`),
+    where: engine
+      ? `embedded engine ${path === undefined ? 'in memory' : `in ${path}`}`
+      : (endpoint ?? `Amazon DynamoDB (${config.region})`),
     ensured,
     close,
   };

@@ -79,9 +79,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspectionInProduction: isOn(env.INTROSPECTION_ENABLED),
     createTable: isOn(env.CREATE_TABLE),
     auth,
-    corsOrigins: env.CORS_ORIGINS !== undefined
-      ? env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0)
-      : production ? [] : ['http://localhost:*', 'http://127.0.0.1:*'],
+    corsOrigins:
+      env.CORS_ORIGINS !== undefined
+        ? env.CORS_ORIGINS.split(',')
+            .map((origin) => origin.trim())
+            .filter((origin) => origin.length > 0)
+        : production
+          ? []
+          : ['http://localhost:*', 'http://127.0.0.1:*'],
     trustedDocuments: env.TRUSTED_DOCUMENTS || undefined,
     quotas: quotaOverrides(env),
     model: readModelSettings(env),

@@ -91,7 +91,13 @@ export function unauthenticated(message: string, error?: 'invalid_token'): Graph
     extensions: {
       code: ErrorCode.UNAUTHENTICATED,
       // This refusal leaves before the plugins' willSendResponse, so it says no-store itself.
-      http: { status: HTTP_STATUS.UNAUTHENTICATED, headers: new Map([['www-authenticate', challenge], ['cache-control', 'no-store']]) },
+      http: {
+        status: HTTP_STATUS.UNAUTHENTICATED,
+        headers: new Map([
+          ['www-authenticate', challenge],
+          ['cache-control', 'no-store'],
+        ]),
+      },
     },
   });
 }

@@ -14,7 +14,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const CORS_METHODS = 'GET, POST, OPTIONS';
 /** Request headers a browser may send: what Apollo clients and this API use. */
-export const CORS_REQUEST_HEADERS = ['authorization', 'content-type', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id', 'x-explain'];
+export const CORS_REQUEST_HEADERS = [
+  'authorization',
+  'content-type',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+  'x-request-id',
+  'x-explain',
+];
 /** Response headers a browser script may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after'];
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -29,11 +36,18 @@ export function originMatcher(allowed: readonly string[]): OriginCheck {
     if (origin === undefined || origin === 'null') return false;
     const given = parseOrigin(origin);
     if (!given) return false;
-    return rules.some((rule) => rule === '*' || (rule.scheme === given.scheme && rule.host === given.host && (rule.port === '*' || rule.port === given.port)));
+    return rules.some(
+      (rule) =>
+        rule === '*' || (rule.scheme === given.scheme && rule.host === given.host && (rule.port === '*' || rule.port === given.port)),
+    );
   };
 }
 
-interface Origin { scheme: string; host: string; port: string }
+interface Origin {
+  scheme: string;
+  host: string;
+  port: string;
+}
 
 const ORIGIN = /^(https?):\/\/(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}|\*))?$/;
 

@@ -51,7 +51,16 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { FIRST_DEFAULT, FIRST_MAX, MAX_ADDRESSES, MAX_LINES, ORDER_DETAIL_READ_BOUND, skuPageReadBound, statusPageReadBound } from './model';
+import {
+  customerCollection,
+  FIRST_DEFAULT,
+  FIRST_MAX,
+  MAX_ADDRESSES,
+  MAX_LINES,
+  ORDER_DETAIL_READ_BOUND,
+  skuPageReadBound,
+  statusPageReadBound,
+} from './model';
 
 export interface OperationEstimate {
   /** Upper bound of the items read (Query, GetItem, BatchGetItem), whatever the data. */
@@ -92,7 +101,8 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
   'Query.customerByEmail': () => CUSTOMER_READS,
   'Query.me': () => CUSTOMER_READS,
   'Order.customer': () => CUSTOMER_READS,
-  'Customer.addresses': () => 1 + MAX_ADDRESSES,
+  // The head of the customer collection: the profile and at most MAX_ADDRESSES addresses.
+  'Customer.addresses': () => customerCollection.head.bound,
   'Customer.orders': (args) => pageSize(args) + 1,
   'Query.order': () => ORDER_DETAIL_READS,
   'Order.lines': () => ORDER_DETAIL_READS,
@@ -131,14 +141,30 @@ export const LIST_SIZES: Record<string, number> = { 'Customer.addresses': MAX_AD
 /** The fields of a `…Connection` type that repeat their selection `first` times. */
 export const CONNECTION_LISTS = new Set(['nodes', 'edges']);
 
-interface Tally { reads: number; overhead: number; writes: number }
+interface Tally {
+  reads: number;
+  overhead: number;
+  writes: number;
+}
 
 /** Estimates one operation of `document` with its (already coerced) variables. */
-export function estimateOperation(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Args): OperationEstimate {
-  const fragments = new Map(document.definitions
-    .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-    .map((fragment) => [fragment.name.value, fragment]));
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'query' ? schema.getQueryType() : schema.getSubscriptionType();
+export function estimateOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Args,
+): OperationEstimate {
+  const fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  const root =
+    operation.operation === 'mutation'
+      ? schema.getMutationType()
+      : operation.operation === 'query'
+        ? schema.getQueryType()
+        : schema.getSubscriptionType();
   if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0 };
   const walker = new Walker(schema, fragments, variables);
   const fields = walker.fields(operation.selectionSet, root);
@@ -158,13 +184,19 @@ class Walker {
   private readonly memo = new Map<string, Tally>();
   private readonly inProgress = new Set<string>();
 
-  constructor(private readonly schema: GraphQLSchema, private readonly fragments: Map<string, FragmentDefinitionNode>, private readonly variables: Args) {}
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    private readonly variables: Args,
+  ) {}
 
   /** The cost of a selection set on `type`; `page` is the page size when `type` is a connection. */
   selection(set: SelectionSetNode, type: GraphQLCompositeType, page: number): Tally {
     if (isAbstractType(type)) {
       // Whichever concrete type comes back: the most expensive one.
-      return this.schema.getPossibleTypes(type).map((concrete) => this.selection(set, concrete, page))
+      return this.schema
+        .getPossibleTypes(type)
+        .map((concrete) => this.selection(set, concrete, page))
         .reduce(max, { reads: 0, overhead: 0, writes: 0 });
     }
     const total: Tally = { reads: 0, overhead: 0, writes: 0 };
@@ -267,4 +299,3 @@ function add(total: Tally, part: Tally): void {
 function max(a: Tally, b: Tally): Tally {
   return { reads: Math.max(a.reads, b.reads), overhead: Math.max(a.overhead, b.overhead), writes: Math.max(a.writes, b.writes) };
 }
-

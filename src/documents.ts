@@ -97,7 +97,10 @@ function resolveDocument(request: GraphQLRequest, trusted: TrustedDocuments | un
   const persisted = request.extensions?.persistedQuery as unknown;
   if (persisted !== undefined && persisted !== null) {
     if (typeof persisted !== 'object' || (persisted as { version?: unknown }).version !== 1) {
-      return refusal('Unsupported persisted query: extensions.persistedQuery must be { "version": 1, "sha256Hash": "<hash>" }', 'BAD_REQUEST');
+      return refusal(
+        'Unsupported persisted query: extensions.persistedQuery must be { "version": 1, "sha256Hash": "<hash>" }',
+        'BAD_REQUEST',
+      );
     }
   }
   const hash = persisted ? (persisted as { sha256Hash?: unknown }).sha256Hash : undefined;
@@ -107,7 +110,10 @@ function resolveDocument(request: GraphQLRequest, trusted: TrustedDocuments | un
   const text = id === undefined ? undefined : trusted?.get(withoutPrefix(id));
   if (text !== undefined) {
     if (request.query !== undefined && request.query !== text) {
-      return refusal('The query text sent is not the trusted document this hash names; send the hash alone', 'PERSISTED_QUERY_HASH_MISMATCH');
+      return refusal(
+        'The query text sent is not the trusted document this hash names; send the hash alone',
+        'PERSISTED_QUERY_HASH_MISMATCH',
+      );
     }
     request.query = text;
     request.extensions = withoutPersistedQuery(request.extensions);
@@ -115,15 +121,24 @@ function resolveDocument(request: GraphQLRequest, trusted: TrustedDocuments | un
   }
   if (enforce) {
     return id !== undefined
-      ? refusal('No trusted document has this hash: this server runs only the operations of its trusted-documents manifest', 'PERSISTED_QUERY_NOT_IN_LIST')
-      : refusal('This server runs only trusted documents: send the hash of a document of its manifest (extensions.persistedQuery { version: 1, sha256Hash } or documentId), without query text', 'PERSISTED_QUERY_ID_REQUIRED');
+      ? refusal(
+          'No trusted document has this hash: this server runs only the operations of its trusted-documents manifest',
+          'PERSISTED_QUERY_NOT_IN_LIST',
+        )
+      : refusal(
+          'This server runs only trusted documents: send the hash of a document of its manifest (extensions.persistedQuery { version: 1, sha256Hash } or documentId), without query text',
+          'PERSISTED_QUERY_ID_REQUIRED',
+        );
   }
   if (persisted) {
     if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
       return refusal('extensions.persistedQuery.sha256Hash must be the SHA-256 of the query text, as 64 hexadecimal digits', 'BAD_REQUEST');
     }
     if (request.query !== undefined && createHash('sha256').update(request.query).digest('hex') !== hash.toLowerCase()) {
-      return refusal('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text sent with it', 'PERSISTED_QUERY_HASH_MISMATCH');
+      return refusal(
+        'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text sent with it',
+        'PERSISTED_QUERY_HASH_MISMATCH',
+      );
     }
     return undefined; // Apollo's APQ: registers the text, or looks the hash up
   }

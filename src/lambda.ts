@@ -43,12 +43,13 @@ async function createContainer(): Promise<Invoke> {
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
-    context: ({ event, context }) => requestContext(table, authenticate, config, {
-      authorization: headerOf(event, 'authorization'),
-      explainHeader: headerOf(event, 'x-explain'),
-      requestId: requestIds.get(event) ?? requestIdOf(event, context),
-      clientAddress: event.requestContext?.http?.sourceIp ?? 'unknown',
-    }),
+    context: ({ event, context }) =>
+      requestContext(table, authenticate, config, {
+        authorization: headerOf(event, 'authorization'),
+        explainHeader: headerOf(event, 'x-explain'),
+        requestId: requestIds.get(event) ?? requestIdOf(event, context),
+        clientAddress: event.requestContext?.http?.sourceIp ?? 'unknown',
+      }),
   });
   logger.info({ table: config.tableName, endpoint: config.endpoint ?? 'Amazon DynamoDB', region: config.region }, 'lambda container ready');
   return async (event, context) => {

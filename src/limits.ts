@@ -79,7 +79,10 @@ export function admission(options: AdmissionOptions): ApolloServerPlugin<Context
         async didResolveOperation({ request, document, schema, operation, contextValue }) {
           if (!operation) return; // Apollo reports the missing or ambiguous operation itself
           if (operation.operation === 'subscription') {
-            throw refusal('Subscriptions are not supported: this schema has no Subscription type; send a query or a mutation', 'GRAPHQL_VALIDATION_FAILED');
+            throw refusal(
+              'Subscriptions are not supported: this schema has no Subscription type; send a query or a mutation',
+              'GRAPHQL_VALIDATION_FAILED',
+            );
           }
           const key = `${request.operationName ?? ''}|${JSON.stringify(request.variables ?? {})}`;
           let estimates = known.get(document);
@@ -99,16 +102,22 @@ export function admission(options: AdmissionOptions): ApolloServerPlugin<Context
           }
           contextValue.cost = estimate;
           if (estimate.mutationFields > LIMITS.maxMutationFields) {
-            throw refusal(options.production
-              ? 'Too many mutation fields in one operation; send them in separate requests'
-              : `An operation may hold at most ${LIMITS.maxMutationFields} mutation fields, this one holds ${estimate.mutationFields}; send them in separate requests`,
-            'GRAPHQL_VALIDATION_FAILED', options.production ? {} : { mutationFields: estimate.mutationFields, maxMutationFields: LIMITS.maxMutationFields });
+            throw refusal(
+              options.production
+                ? 'Too many mutation fields in one operation; send them in separate requests'
+                : `An operation may hold at most ${LIMITS.maxMutationFields} mutation fields, this one holds ${estimate.mutationFields}; send them in separate requests`,
+              'GRAPHQL_VALIDATION_FAILED',
+              options.production ? {} : { mutationFields: estimate.mutationFields, maxMutationFields: LIMITS.maxMutationFields },
+            );
           }
           if (estimate.cost > LIMITS.maxCost) {
-            throw refusal(options.production
-              ? 'Operation too costly: it may read more items than one operation may; lower `first` or split the operation'
-              : `Operation cost ${estimate.cost} exceeds the limit of ${LIMITS.maxCost} (an upper bound of the items it may read, ${estimate.reads}, plus 1 a resolved object; lower \`first\` or split the operation)`,
-            'GRAPHQL_VALIDATION_FAILED', options.production ? {} : { cost: estimate.cost, reads: estimate.reads, maxCost: LIMITS.maxCost });
+            throw refusal(
+              options.production
+                ? 'Operation too costly: it may read more items than one operation may; lower `first` or split the operation'
+                : `Operation cost ${estimate.cost} exceeds the limit of ${LIMITS.maxCost} (an upper bound of the items it may read, ${estimate.reads}, plus 1 a resolved object; lower \`first\` or split the operation)`,
+              'GRAPHQL_VALIDATION_FAILED',
+              options.production ? {} : { cost: estimate.cost, reads: estimate.reads, maxCost: LIMITS.maxCost },
+            );
           }
           // An anonymous caller selecting data is refused by requireSignIn (401): nothing to charge.
           if (contextValue.principal.kind === 'anonymous' && estimate.dataFields > 0) return;
@@ -181,7 +190,10 @@ export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPer
 /** `QUOTA_READS_PER_MINUTE` / `QUOTA_WRITES_PER_MINUTE` override the defaults (config.ts passes the environment). */
 export function quotaOverrides(env: Record<string, string | undefined>): Partial<QuotaSettings> {
   const out: Partial<QuotaSettings> = {};
-  for (const [name, key] of [['QUOTA_READS_PER_MINUTE', 'readsPerMinute'], ['QUOTA_WRITES_PER_MINUTE', 'writesPerMinute']] as const) {
+  for (const [name, key] of [
+    ['QUOTA_READS_PER_MINUTE', 'readsPerMinute'],
+    ['QUOTA_WRITES_PER_MINUTE', 'writesPerMinute'],
+  ] as const) {
     const value = env[name];
     if (value === undefined || value === '') continue;
     const n = Number(value);

@@ -33,15 +33,26 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
         },
         async willSendResponse({ response, contextValue, operationName }) {
           const summary = contextValue.meter.summary();
-          logger.info({
-            requestId: contextValue.requestId,
-            operationName: operationName ?? null,
-            durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
-            dynamodb: { requests: summary.requests, waves: summary.waves, items: summary.items, read: summary.read, capacity: summary.capacity },
-            // What it was admitted with (src/cost.ts): `reads` bounds `dynamodb.read`.
-            ...(contextValue.cost ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } } : {}),
-            errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
-          }, 'operation');
+          logger.info(
+            {
+              requestId: contextValue.requestId,
+              operationName: operationName ?? null,
+              durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+              dynamodb: {
+                requests: summary.requests,
+                waves: summary.waves,
+                items: summary.items,
+                read: summary.read,
+                capacity: summary.capacity,
+              },
+              // What it was admitted with (src/cost.ts): `reads` bounds `dynamodb.read`.
+              ...(contextValue.cost
+                ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } }
+                : {}),
+              errors: response.body.kind === 'single' ? (response.body.singleResult.errors?.length ?? 0) : 0,
+            },
+            'operation',
+          );
         },
       };
     },
@@ -62,7 +73,10 @@ export function maskInternalErrors(production: boolean): ApolloServerPlugin<Cont
           result.errors = result.errors!.map((error) => {
             if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return error;
             const shown = production ? { message: GENERIC_MESSAGE, locations: error.locations, path: error.path } : error;
-            return { ...shown, extensions: { ...(production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId } };
+            return {
+              ...shown,
+              extensions: { ...(production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId },
+            };
           });
         },
       };
@@ -97,7 +111,9 @@ export function explainPlan(): ApolloServerPlugin<Context> {
               totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
             },
             // What the operation was admitted with (src/cost.ts): `reads` bounds `totals.scanned` of the reads.
-            ...(contextValue.cost ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } } : {}),
+            ...(contextValue.cost
+              ? { cost: { estimate: contextValue.cost.cost, reads: contextValue.cost.reads, writes: contextValue.cost.writes } }
+              : {}),
           };
         },
       };
@@ -132,9 +148,11 @@ export function requireSignIn(): ApolloServerPlugin<Context> {
       return {
         async didResolveOperation({ contextValue, operation, document }) {
           if (contextValue.principal.kind !== 'anonymous' || !operation) return;
-          const fragments = new Map(document.definitions
-            .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-            .map((fragment) => [fragment.name.value, fragment]));
+          const fragments = new Map(
+            document.definitions
+              .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+              .map((fragment) => [fragment.name.value, fragment]),
+          );
           if (selectsData(operation.selectionSet, fragments, new Set())) {
             throw unauthenticated('sign in first: send Authorization: Bearer <token>');
           }

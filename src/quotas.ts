@@ -99,6 +99,9 @@ export interface Quotas {
   writes: TokenBuckets;
 }
 
-export function createQuotas(settings: { readsPerMinute: number; writesPerMinute: number }, options: { maxKeys?: number; now?: () => number } = {}): Quotas {
+export function createQuotas(
+  settings: { readsPerMinute: number; writesPerMinute: number },
+  options: { maxKeys?: number; now?: () => number } = {},
+): Quotas {
   return { reads: new TokenBuckets(settings.readsPerMinute, options), writes: new TokenBuckets(settings.writesPerMinute, options) };
 }

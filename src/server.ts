@@ -116,7 +116,9 @@ export async function startServer(options: ServerOptions & { port: number; host:
       res.setHeader('Connection', 'close');
       return sendJson(res, 503, { errors: [{ message: 'server is shutting down', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
     }
-    res.on('finish', () => { if (closing) req.socket.destroySoon(); });
+    res.on('finish', () => {
+      if (closing) req.socket.destroySoon();
+    });
     handle(apollo, options, ready, cors, req, res).catch((error: unknown) => {
       options.logger.error({ err: error }, 'request handling failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -150,7 +152,14 @@ export async function startServer(options: ServerOptions & { port: number; host:
   };
 }
 
-async function handle(apollo: ApolloServer<Context>, options: ServerOptions, ready: () => Promise<void>, cors: OriginCheck, req: IncomingMessage, res: ServerResponse) {
+async function handle(
+  apollo: ApolloServer<Context>,
+  options: ServerOptions,
+  ready: () => Promise<void>,
+  cors: OriginCheck,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   if (applyCors(cors, req, res)) return; // a preflight, answered
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
@@ -187,12 +196,13 @@ async function handle(apollo: ApolloServer<Context>, options: ServerOptions, rea
       search: url.search,
       body: parseBody(body, headers.get('content-type')),
     },
-    context: () => requestContext(options.table, options.authenticate, options, {
-      authorization: headers.get('authorization'),
-      explainHeader: headers.get('x-explain'),
-      requestId,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-    }),
+    context: () =>
+      requestContext(options.table, options.authenticate, options, {
+        authorization: headers.get('authorization'),
+        explainHeader: headers.get('x-explain'),
+        requestId,
+        clientAddress: req.socket.remoteAddress ?? 'unknown',
+      }),
   });
   for (const [name, value] of response.headers) res.setHeader(name, value);
   res.setHeader('x-request-id', requestId);

@@ -36,7 +36,9 @@ async function staff(query: string, variables: Record<string, unknown> = {}) {
 
 async function createCustomer(): Promise<{ id: string; email: string }> {
   const email = `${fresh('c')}@example.com`;
-  const { createCustomer } = await staff(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id email } }`, { input: { name: 'Someone', email } });
+  const { createCustomer } = await staff(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id email } }`, {
+    input: { name: 'Someone', email },
+  });
   return createCustomer;
 }
 
@@ -50,7 +52,13 @@ const address = (label: string) => ({ label, street: 'Calle Mayor 1', city: 'Mad
 /** Outcome row helpers: U = UNAUTHENTICATED (always 0 requests), F = FORBIDDEN decided by the arguments. */
 const U: Cell = ['UNAUTHENTICATED', 0];
 const F: Cell = ['FORBIDDEN', 0];
-const staffOnly = (requests: number): Record<PrincipalName, Cell> => ({ anonymous: U, newcomer: F, customerA: F, customerB: F, staff: ['ok', requests] });
+const staffOnly = (requests: number): Record<PrincipalName, Cell> => ({
+  anonymous: U,
+  newcomer: F,
+  customerA: F,
+  customerB: F,
+  staff: ['ok', requests],
+});
 
 const MATRIX: Record<string, Row> = {
   'Query.me': {
@@ -135,12 +143,20 @@ const MATRIX: Record<string, Row> = {
   },
 };
 
-const headers: Record<PrincipalName, Record<string, string>> = { anonymous: { authorization: '' }, newcomer: {}, customerA: {}, customerB: {}, staff: {} };
+const headers: Record<PrincipalName, Record<string, string>> = {
+  anonymous: { authorization: '' },
+  newcomer: {},
+  customerA: {},
+  customerB: {},
+  staff: {},
+};
 
 beforeAll(async () => {
   stack = await startStack();
   world.sku = fresh('SKU').toUpperCase();
-  await staff(`mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`, { input: { sku: world.sku, name: 'Mug', priceCents: 899, active: true } });
+  await staff(`mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`, {
+    input: { sku: world.sku, name: 'Mug', priceCents: 899, active: true },
+  });
   const a = await createCustomer();
   world.a = a.id;
   world.aEmail = a.email;
@@ -149,10 +165,16 @@ beforeAll(async () => {
   headers.customerB = bearer(await tokens.customer(world.b));
   headers.staff = bearer(await tokens.staff());
 });
-afterAll(async () => { await stack?.close(); });
+afterAll(async () => {
+  await stack?.close();
+});
 
 /** Sends one operation as `principal` and returns the response with the requests it cost. */
-async function as(principal: PrincipalName, query: string, variables: Record<string, unknown>): Promise<{ response: GraphQLResponse; requests: number }> {
+async function as(
+  principal: PrincipalName,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<{ response: GraphQLResponse; requests: number }> {
   // A newcomer is a fresh identity each time: signed in, no customer yet.
   const sent = principal === 'newcomer' ? bearer(await tokens.subject(fresh('newcomer'))) : headers[principal];
   stack.engine.wire.reset();
@@ -169,7 +191,9 @@ function outcomeOf(response: GraphQLResponse): Outcome {
 describe('the access matrix', () => {
   it('has a row for every query and mutation field of the served schema', () => {
     const schema = buildSchema();
-    const fields = [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) => Object.keys(type.getFields()).map((field) => `${type.name}.${field}`));
+    const fields = [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) =>
+      Object.keys(type.getFields()).map((field) => `${type.name}.${field}`),
+    );
     expect(Object.keys(MATRIX).sort()).toEqual(fields.sort());
   });
 
@@ -190,11 +214,14 @@ describe('what the matrix does not show', () => {
   it.each([
     ['reading', `query($id: ID!) { order(id: $id) { id status } }`],
     ['cancelling', `mutation($id: ID!) { updateOrderStatus(id: $id, status: CANCELLED) { id } }`],
-  ])('another customer\'s order reads exactly like a missing one when %s it, the plan included', async (_, query) => {
+  ])("another customer's order reads exactly like a missing one when %s it, the plan included", async (_, query) => {
     const order = await orderOf(world.a);
     const seen = ({ response, requests }: Awaited<ReturnType<typeof as>>) => ({
       data: response.data,
-      errors: response.errors?.map(({ message, extensions }) => ({ message: message.replace(/[0-9A-Z]{26}/g, '<id>'), code: extensions?.code })),
+      errors: response.errors?.map(({ message, extensions }) => ({
+        message: message.replace(/[0-9A-Z]{26}/g, '<id>'),
+        code: extensions?.code,
+      })),
       status: response.status,
       extensions: response.extensions,
       requests,
@@ -219,7 +246,11 @@ describe('what the matrix does not show', () => {
 
   it('a customer orders for itself without naming its id', async () => {
     const input = { idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 3 }] };
-    const placed = await as('customerA', `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { customer { id } totalCents } }`, { input });
+    const placed = await as(
+      'customerA',
+      `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { customer { id } totalCents } }`,
+      { input },
+    );
     expect(placed.response.data).toEqual({ placeOrder: { customer: { id: world.a }, totalCents: 3 * 899 } });
   });
 
@@ -240,6 +271,10 @@ describe('what the matrix does not show', () => {
     const typename = await stack.gql(`{ __typename }`, {}, { authorization: '' });
     expect({ status: typename.status, data: typename.data }).toEqual({ status: 200, data: { __typename: 'Query' } });
     const mixed = await stack.gql(`{ __typename me { id } }`, {}, { authorization: '' });
-    expect({ status: mixed.status, codes: mixed.errors?.map((error) => error.extensions?.code), data: mixed.data }).toEqual({ status: 401, codes: ['UNAUTHENTICATED'], data: undefined });
+    expect({ status: mixed.status, codes: mixed.errors?.map((error) => error.extensions?.code), data: mixed.data }).toEqual({
+      status: 401,
+      codes: ['UNAUTHENTICATED'],
+      data: undefined,
+    });
   });
 });

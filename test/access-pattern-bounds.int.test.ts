@@ -86,7 +86,12 @@ function idOnShard(shard: number): string {
   }
 }
 
-interface Run { pattern: string; what: string; measured: number; bound: number }
+interface Run {
+  pattern: string;
+  what: string;
+  measured: number;
+  bound: number;
+}
 
 describe('every access pattern reads at most its declared bound', () => {
   let stack: Stack;
@@ -103,7 +108,13 @@ describe('every access pattern reads at most its declared bound', () => {
   }
 
   /** Runs `body` on a counting table and records what it read against the bound of `args`. */
-  async function measure(name: string, what: string, args: unknown[], body: (table: Table) => Promise<unknown>, count: 'reads' | 'allOld' = 'reads'): Promise<void> {
+  async function measure(
+    name: string,
+    what: string,
+    args: unknown[],
+    body: (table: Table) => Promise<unknown>,
+    count: 'reads' | 'allOld' = 'reads',
+  ): Promise<void> {
     const { table, read, allOld } = countingTable(stack.table);
     await body(table);
     runs.push({ pattern: name, what, measured: count === 'reads' ? read() : allOld(), bound: declared(name).bound(...args) });
@@ -114,20 +125,43 @@ describe('every access pattern reads at most its declared bound', () => {
     // 2,000 PAID orders of one customer at the address cap; the newest 300 all on shard 0, so
     // pages read that shard again.
     big = buildCustomer({ addresses: 10, orders: 2000, spacingMinutes: 30, status: () => 'PAID', lines: () => 1 });
-    big.orders.slice(0, 300).forEach((order) => { order.id = idOnShard(0); });
+    big.orders.slice(0, 300).forEach((order) => {
+      order.id = idOnShard(0);
+    });
     // 105 orders repeating one SKU on every one of their 96 lines.
     repeat = buildCustomer({ addresses: 10, orders: 105, spacingMinutes: 7, lines: () => MAX_LINES });
-    for (const order of repeat.orders) order.lines.forEach((line) => { line.sku = REPEAT_SKU; });
+    for (const order of repeat.orders)
+      order.lines.forEach((line) => {
+        line.sku = REPEAT_SKU;
+      });
     // Orders alternating 96 lines and 1 line of another SKU.
     const mixed = buildCustomer({ addresses: 3, orders: 120, spacingMinutes: 11, lines: (n) => (n % 2 === 0 ? MAX_LINES : 1) });
-    for (const order of mixed.orders) order.lines.forEach((line) => { line.sku = MIXED_SKU; });
+    for (const order of mixed.orders)
+      order.lines.forEach((line) => {
+        line.sku = MIXED_SKU;
+      });
     for (const fixture of [big, repeat, mixed]) await loadItems(stack, customerItems(fixture), 8);
-    await loadProducts(stack, Array.from({ length: CATALOG_SIZE }, (_, i) => ({ sku: `P-${String(i).padStart(4, '0')}`, priceCents: 100 + i })));
+    await loadProducts(
+      stack,
+      Array.from({ length: CATALOG_SIZE }, (_, i) => ({ sku: `P-${String(i).padStart(4, '0')}`, priceCents: 100 + i })),
+    );
     // A migration run with every checkpoint written, and its applied record.
     const bookkeeping: Item[] = [
-      { ...migrationAppliedEntity.itemKeys({ name: migration }), name: migration, appliedAt: '2026-01-01T00:00:00.000Z', runs: 1, segments: MAX_SEGMENTS },
+      {
+        ...migrationAppliedEntity.itemKeys({ name: migration }),
+        name: migration,
+        appliedAt: '2026-01-01T00:00:00.000Z',
+        runs: 1,
+        segments: MAX_SEGMENTS,
+      },
       ...Array.from({ length: MAX_SEGMENTS }, (_, segment) => ({
-        ...migrationCheckpointEntity.itemKeys({ name: migration, segment }), migration, segment, segments: MAX_SEGMENTS, pages: 1, done: false, updatedAt: '2026-01-01T00:00:00.000Z',
+        ...migrationCheckpointEntity.itemKeys({ name: migration, segment }),
+        migration,
+        segment,
+        segments: MAX_SEGMENTS,
+        pages: 1,
+        done: false,
+        updatedAt: '2026-01-01T00:00:00.000Z',
       })),
     ];
     await loadItems(stack, bookkeeping);
@@ -135,8 +169,12 @@ describe('every access pattern reads at most its declared bound', () => {
 
   afterAll(async () => {
     const worst = new Map<string, Run>();
-    for (const run of runs) if (!worst.has(run.pattern) || run.measured / run.bound > worst.get(run.pattern)!.measured / worst.get(run.pattern)!.bound) worst.set(run.pattern, run);
-    console.log(`access-pattern bounds, largest measured/bound per pattern: ${[...worst.values()].map((run) => `${run.pattern} ${run.measured}/${run.bound}`).join(', ')}`);
+    for (const run of runs)
+      if (!worst.has(run.pattern) || run.measured / run.bound > worst.get(run.pattern)!.measured / worst.get(run.pattern)!.bound)
+        worst.set(run.pattern, run);
+    console.log(
+      `access-pattern bounds, largest measured/bound per pattern: ${[...worst.values()].map((run) => `${run.pattern} ${run.measured}/${run.bound}`).join(', ')}`,
+    );
     await stack?.close();
   });
 
@@ -191,9 +229,15 @@ describe('every access pattern reads at most its declared bound', () => {
     // as ALL_OLD (its other reads are catalogPrices and orderDetail, bounded above).
     const order = { customerId, idempotencyKey: 'bounds-1', lines: [{ sku: 'P-0001', quantity: 1 }] };
     const placed = await placeOrder(stack.table, order);
-    await measure('idempotencyClaim', 'a replay', [], async (table) => {
-      expect((await placeOrder(table, order)).id).toBe(placed.id);
-    }, 'allOld');
+    await measure(
+      'idempotencyClaim',
+      'a replay',
+      [],
+      async (table) => {
+        expect((await placeOrder(table, order)).id).toBe(placed.id);
+      },
+      'allOld',
+    );
     await measure('idempotencyRecord', 'a live record', [], (table) => idempotencyRecord(table, customerId, 'bounds-1'));
 
     await measure('migrationState', `${MAX_SEGMENTS} checkpoints`, [], (table) => migrationState(table, migration));
@@ -205,7 +249,14 @@ describe('every access pattern reads at most its declared bound', () => {
       ['profile and orders', { profile: true, addresses: false, windows: [newest(20)] }],
       ['head', { profile: true, addresses: true, windows: [] }],
       ['profile', { profile: true, addresses: false, windows: [] }],
-      ['a month', { profile: false, addresses: false, windows: [checkOrderWindow(customerId, { first: 100, month: big.orders[0]!.placedAt.slice(0, 7) })] }],
+      [
+        'a month',
+        {
+          profile: false,
+          addresses: false,
+          windows: [checkOrderWindow(customerId, { first: 100, month: big.orders[0]!.placedAt.slice(0, 7) })],
+        },
+      ],
     ];
     for (const [what, need] of needs) {
       for (const query of planCollection(customerId, need)) {
@@ -217,10 +268,15 @@ describe('every access pattern reads at most its declared bound', () => {
 
     // Every declared pattern was run, and read at most its bound each time.
     const ran = new Set(runs.map((run) => run.pattern));
-    expect([...patterns.keys()].filter((name) => !ran.has(name)), 'declared patterns without an adversarial run').toEqual([]);
+    expect(
+      [...patterns.keys()].filter((name) => !ran.has(name)),
+      'declared patterns without an adversarial run',
+    ).toEqual([]);
     for (const run of runs) {
       expect(Number.isFinite(run.bound), `${run.pattern} (${run.what}) has a computable bound`).toBe(true);
-      expect(run.measured, `${run.pattern} (${run.what}) read ${run.measured} items, declared bound ${run.bound}`).toBeLessThanOrEqual(run.bound);
+      expect(run.measured, `${run.pattern} (${run.what}) read ${run.measured} items, declared bound ${run.bound}`).toBeLessThanOrEqual(
+        run.bound,
+      );
     }
     // The adversarial data does reach the bounds where they are exact.
     const reached = (name: string) => Math.max(...runs.filter((run) => run.pattern === name).map((run) => run.measured));

@@ -13,7 +13,9 @@ const served = Object.values(schema.getTypeMap())
   .filter((type) => isObjectType(type) && !type.name.startsWith('__'))
   .flatMap((type) => Object.keys((type as any).getFields()).map((field) => `${type.name}.${field}`))
   .sort();
-const ruled = Object.entries(ACCESS).flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`)).sort();
+const ruled = Object.entries(ACCESS)
+  .flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`))
+  .sort();
 
 describe('the access policy', () => {
   it('has exactly one rule for every field the schema serves', () => {

@@ -44,7 +44,11 @@ afterAll(async () => {
 });
 
 /** Sends one operation and returns its response with the number of DynamoDB requests it caused. */
-async function send(query: string, variables: Record<string, unknown>, headers: Record<string, string>): Promise<{ response: GraphQLResponse; requests: number }> {
+async function send(
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<{ response: GraphQLResponse; requests: number }> {
   stack.engine.wire.reset();
   const response = await stack.gql(query, variables, headers);
   return { response, requests: stack.engine.wire.count() };
@@ -114,7 +118,11 @@ describe('tokens that do not verify: 401 UNAUTHENTICATED, no DynamoDB request', 
   });
 
   it('a token of another issuer (another user pool), even signed by a trusted key', async () => {
-    await expectRefused(bearer(await idp.sign(rsa, cognitoClaims({ staff: true }), { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_0therP00l' })));
+    await expectRefused(
+      bearer(
+        await idp.sign(rsa, cognitoClaims({ staff: true }), { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_0therP00l' }),
+      ),
+    );
   });
 
   it('a token of a key the JWKS does not serve', async () => {
@@ -148,7 +156,15 @@ describe('tokens that do not verify: 401 UNAUTHENTICATED, no DynamoDB request', 
 
   it('a malformed Authorization header', async () => {
     const good = await idp.sign(rsa, cognitoClaims({ customerId: ana.customer.id }));
-    for (const authorization of ['Bearer', 'Basic YWxhZGRpbjpvcGVuc2VzYW1l', `Token ${good}`, `Bearer ${good} extra`, 'Bearer not-a-jwt', `Bearer ${good.split('.').slice(0, 2).join('.')}`, `Bearer ${'a'.repeat(9000)}`]) {
+    for (const authorization of [
+      'Bearer',
+      'Basic YWxhZGRpbjpvcGVuc2VzYW1l',
+      `Token ${good}`,
+      `Bearer ${good} extra`,
+      'Bearer not-a-jwt',
+      `Bearer ${good.split('.').slice(0, 2).join('.')}`,
+      `Bearer ${'a'.repeat(9000)}`,
+    ]) {
       await expectRefused({ authorization });
     }
   });
@@ -175,7 +191,8 @@ describe('Cognito claims make the principal', () => {
     const query = '{ ordersByStatus(status: PENDING, first: 10) { nodes { id customer { name } } } }';
     const staff = await send(query, {}, bearer(await idp.sign(rsa, cognitoClaims({ staff: true }))));
     expect(staff.response.errors).toBeUndefined();
-    const nodes = (staff.response.data as { ordersByStatus: { nodes: Array<{ id: string; customer: { name: string } }> } }).ordersByStatus.nodes;
+    const nodes = (staff.response.data as { ordersByStatus: { nodes: Array<{ id: string; customer: { name: string } }> } }).ordersByStatus
+      .nodes;
     expect(nodes.map((node) => node.id).sort()).toEqual(ana.orders.map((order) => order.id).sort());
     expect(nodes.every((node) => node.customer.name === 'Ana')).toBe(true);
 

@@ -13,8 +13,12 @@ import { encodeCursor, newId } from '../src/model';
 import type { Item } from '../src/dynamo/table';
 
 let stack: Stack;
-beforeAll(async () => { stack = await startStack(); });
-afterAll(async () => { await stack?.close(); });
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
 
 let seq = 0;
 const sku = (tag: string) => `${tag}-${++seq}-${newId().slice(-6)}`;
@@ -28,7 +32,9 @@ const ORDER = `query($id: ID!) { order(id: $id) { id totalCents lines { lineNo s
 
 async function createCustomer(): Promise<string> {
   const email = `buyer.${++seq}.${newId().slice(-6).toLowerCase()}@example.com`;
-  return dataOf(await stack.gql(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`, { input: { name: 'Buyer', email } })).createCustomer.id;
+  return dataOf(
+    await stack.gql(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`, { input: { name: 'Buyer', email } }),
+  ).createCustomer.id;
 }
 
 const byKey = (a: Item, b: Item) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`);
@@ -51,7 +57,15 @@ describe('putProduct, product', () => {
     expect(dataOf(put.response).putProduct).toEqual({ ...input, name: 'Single-table mug' });
     expect(operations(put.wire)).toEqual(['PutItem']);
     expect((await stack.items()).filter((item) => item.SK === `PRODUCT#${input.sku}`)).toEqual([
-      { PK: 'CATALOG', SK: `PRODUCT#${input.sku}`, type: 'PRODUCT', sku: input.sku, name: 'Single-table mug', priceCents: 1250, active: true },
+      {
+        PK: 'CATALOG',
+        SK: `PRODUCT#${input.sku}`,
+        type: 'PRODUCT',
+        sku: input.sku,
+        name: 'Single-table mug',
+        priceCents: 1250,
+        active: true,
+      },
     ]);
 
     const got = await stack.measure(GET, { sku: input.sku });
@@ -76,7 +90,9 @@ describe('putProduct, product', () => {
     ['a negative price', { priceCents: -1 }],
     ['a price above 100,000,000 cents', { priceCents: 100_000_001 }],
   ])('refuses %s with BAD_USER_INPUT before any request', async (_case, patch) => {
-    const { wire } = await expectUnchanged('BAD_USER_INPUT', () => stack.gql(PUT, { input: { sku: sku('BAD'), name: 'Thing', priceCents: 100, active: true, ...patch } }));
+    const { wire } = await expectUnchanged('BAD_USER_INPUT', () =>
+      stack.gql(PUT, { input: { sku: sku('BAD'), name: 'Thing', priceCents: 100, active: true, ...patch } }),
+    );
     expect(wire).toHaveLength(0);
   });
 
@@ -91,8 +107,13 @@ describe('putProduct, product', () => {
 
 describe('products', () => {
   it('pages through the whole catalog by SKU, every product once, one Query a page', async () => {
-    await loadProducts(stack, Array.from({ length: 23 }, (_, i) => ({ sku: `PAGE-${String(i).padStart(2, '0')}`, priceCents: 100 + i, active: i % 5 !== 0 })));
-    const stored = (await stack.items()).filter((item) => item.PK === 'CATALOG').sort(byKey)
+    await loadProducts(
+      stack,
+      Array.from({ length: 23 }, (_, i) => ({ sku: `PAGE-${String(i).padStart(2, '0')}`, priceCents: 100 + i, active: i % 5 !== 0 })),
+    );
+    const stored = (await stack.items())
+      .filter((item) => item.PK === 'CATALOG')
+      .sort(byKey)
       .map((item) => ({ sku: item.sku, name: item.name, priceCents: item.priceCents, active: item.active }));
     expect(stored.length).toBeGreaterThanOrEqual(23);
 
@@ -103,7 +124,15 @@ describe('products', () => {
       const measured: Measured = await stack.measure(LIST, { first: 7, after });
       expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
       expect(measured.wire[0]!.body).toMatchObject({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', Limit: 8 });
-      const { nodes, edges, pageInfo }: { nodes: Array<{ sku: string }>; edges: Array<{ cursor: string; node: { sku: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } = dataOf(measured.response).products;
+      const {
+        nodes,
+        edges,
+        pageInfo,
+      }: {
+        nodes: Array<{ sku: string }>;
+        edges: Array<{ cursor: string; node: { sku: string } }>;
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      } = dataOf(measured.response).products;
       expect(edges.map((edge) => edge.node.sku)).toEqual(nodes.map((node) => node.sku));
       expect(pageInfo.endCursor).toBe(edges.at(-1)?.cursor ?? null);
       seen.push(...nodes);
@@ -117,8 +146,11 @@ describe('products', () => {
   it('refuses a cursor of another list, or a forged one, with BAD_USER_INPUT before any request', async () => {
     const customerId = await createCustomer();
     await loadProducts(stack, [{ sku: 'CURSOR-1', priceCents: 100 }]);
-    for (const key of ['c-1', 'c-2']) dataOf(await stack.gql(PLACE, { input: { customerId, idempotencyKey: key, lines: [{ sku: 'CURSOR-1', quantity: 1 }] } }));
-    const ordersCursor = dataOf(await stack.gql(`query($id: ID!) { customer(id: $id) { orders(first: 1) { pageInfo { endCursor } } } }`, { id: customerId })).customer.orders.pageInfo.endCursor;
+    for (const key of ['c-1', 'c-2'])
+      dataOf(await stack.gql(PLACE, { input: { customerId, idempotencyKey: key, lines: [{ sku: 'CURSOR-1', quantity: 1 }] } }));
+    const ordersCursor = dataOf(
+      await stack.gql(`query($id: ID!) { customer(id: $id) { orders(first: 1) { pageInfo { endCursor } } } }`, { id: customerId }),
+    ).customer.orders.pageInfo.endCursor;
     const productsCursor = dataOf(await stack.gql(LIST, { first: 1 })).products.pageInfo.endCursor;
     const forged = [
       ordersCursor,
@@ -133,7 +165,9 @@ describe('products', () => {
       expect(measured.wire).toHaveLength(0);
     }
     // And a catalog cursor is no other list's.
-    const status = await stack.measure(`query($after: String) { ordersByStatus(status: PENDING, after: $after) { nodes { id } } }`, { after: productsCursor });
+    const status = await stack.measure(`query($after: String) { ordersByStatus(status: PENDING, after: $after) { nodes { id } } }`, {
+      after: productsCursor,
+    });
     expectError(status.response, 'BAD_USER_INPUT');
     expect(status.wire).toHaveLength(0);
   });
@@ -147,13 +181,34 @@ describe('placeOrder priced by the catalog', () => {
   it('charges the catalog prices, reading the distinct SKUs in one consistent BatchGetItem, then one transaction: 2 requests, 2 waves', async () => {
     const customerId = await createCustomer();
     const [a, b] = [sku('PRICED'), sku('PRICED')];
-    await loadProducts(stack, [{ sku: a, priceCents: 1234 }, { sku: b, priceCents: 50 }]);
+    await loadProducts(stack, [
+      { sku: a, priceCents: 1234 },
+      { sku: b, priceCents: 50 },
+    ]);
     // The order's own fields are answered from what was written (`customer { … }` would read the profile).
-    const measured = await stack.measure(`mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id placedAt status totalCents lines { lineNo sku quantity unitPriceCents } } }`,
-      { input: { customerId, idempotencyKey: newId(), lines: [{ sku: a, quantity: 2 }, { sku: b, quantity: 3 }, { sku: a, quantity: 1 }] } });
+    const measured = await stack.measure(
+      `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id placedAt status totalCents lines { lineNo sku quantity unitPriceCents } } }`,
+      {
+        input: {
+          customerId,
+          idempotencyKey: newId(),
+          lines: [
+            { sku: a, quantity: 2 },
+            { sku: b, quantity: 3 },
+            { sku: a, quantity: 1 },
+          ],
+        },
+      },
+    );
     expectBudget(measured, { requests: 2, waves: 2, operations: ['BatchGetItem', 'TransactWriteItems'] });
     expect(operations(measured.wire)).toEqual(['BatchGetItem', 'TransactWriteItems']);
-    expect(measured.wire[0]!.body.RequestItems.app).toMatchObject({ ConsistentRead: true, Keys: [{ PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${a}` } }, { PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${b}` } }] });
+    expect(measured.wire[0]!.body.RequestItems.app).toMatchObject({
+      ConsistentRead: true,
+      Keys: [
+        { PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${a}` } },
+        { PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${b}` } },
+      ],
+    });
     const order = dataOf(measured.response).placeOrder;
     expect(order).toEqual({
       id: expect.any(String),
@@ -166,7 +221,11 @@ describe('placeOrder priced by the catalog', () => {
         { lineNo: 3, sku: a, quantity: 1, unitPriceCents: 1234 },
       ],
     });
-    expect(dataOf(await stack.gql(ORDER, { id: order.id })).order).toEqual({ id: order.id, totalCents: order.totalCents, lines: order.lines });
+    expect(dataOf(await stack.gql(ORDER, { id: order.id })).order).toEqual({
+      id: order.id,
+      totalCents: order.totalCents,
+      lines: order.lines,
+    });
     const summary = (await stack.items()).find((item) => item.PK === `CUSTOMER#${customerId}` && String(item.SK).endsWith(order.id));
     expect(summary).toMatchObject({ totalCents: 3852, lineCount: 3 });
   });
@@ -175,12 +234,16 @@ describe('placeOrder priced by the catalog', () => {
     const customerId = await createCustomer();
     const before = (await stack.items()).sort(byKey);
     stack.engine.wire.reset();
-    const inline = await stack.gql(`mutation { placeOrder(input: { customerId: "${customerId}", idempotencyKey: "priced-1", lines: [{ sku: "A", quantity: 1, unitPriceCents: 1 }] }) { id } }`);
+    const inline = await stack.gql(
+      `mutation { placeOrder(input: { customerId: "${customerId}", idempotencyKey: "priced-1", lines: [{ sku: "A", quantity: 1, unitPriceCents: 1 }] }) { id } }`,
+    );
     expectError(inline, 'GRAPHQL_VALIDATION_FAILED');
     expect(inline.status).toBe(400);
     expect(inline.errors![0]!.message).toBe('Field "unitPriceCents" is not defined by type "OrderLineInput".');
     // The same through variables: refused while coercing them.
-    const variables = await stack.gql(PLACE, { input: { customerId, idempotencyKey: 'priced-2', lines: [{ sku: 'A', quantity: 1, unitPriceCents: 1 }] } });
+    const variables = await stack.gql(PLACE, {
+      input: { customerId, idempotencyKey: 'priced-2', lines: [{ sku: 'A', quantity: 1, unitPriceCents: 1 }] },
+    });
     expectError(variables, 'BAD_USER_INPUT');
     expect(variables.status).toBe(400);
     expect(variables.data).toBeUndefined();
@@ -196,8 +259,15 @@ describe('placeOrder priced by the catalog', () => {
     const customerId = await createCustomer();
     const [good, bad] = [sku('GOOD'), sku('BAD')];
     await loadProducts(stack, [{ sku: good, priceCents: 100 }, ...(exists ? [{ sku: bad, priceCents: 100, active: false }] : [])]);
-    const lines = [{ sku: good, quantity: 1 }, { sku: good, quantity: 2 }, { sku: good, quantity: 1 }, { sku: bad, quantity: 1 }];
-    const { response, wire } = await expectUnchanged('BAD_USER_INPUT', () => stack.gql(PLACE, { input: { customerId, idempotencyKey: newId(), lines } }));
+    const lines = [
+      { sku: good, quantity: 1 },
+      { sku: good, quantity: 2 },
+      { sku: good, quantity: 1 },
+      { sku: bad, quantity: 1 },
+    ];
+    const { response, wire } = await expectUnchanged('BAD_USER_INPUT', () =>
+      stack.gql(PLACE, { input: { customerId, idempotencyKey: newId(), lines } }),
+    );
     expect(response.errors![0]!.extensions!.field).toBe('input.lines[3].sku');
     expect(response.errors![0]!.message).toContain(bad);
     // The catalog read, then (no order to replay) the key's record: nothing is written.
@@ -231,7 +301,11 @@ describe('placeOrder: whose order, and when', () => {
     const customerId = await createCustomer();
     const item = sku('SELF');
     await loadProducts(stack, [{ sku: item, priceCents: 700 }]);
-    const response = await stack.gql(PLACE, { input: { idempotencyKey: newId(), lines: [{ sku: item, quantity: 3 }] } }, bearer(await tokens.customer(customerId)));
+    const response = await stack.gql(
+      PLACE,
+      { input: { idempotencyKey: newId(), lines: [{ sku: item, quantity: 3 }] } },
+      bearer(await tokens.customer(customerId)),
+    );
     expect(dataOf(response).placeOrder).toMatchObject({ totalCents: 2100, customer: { id: customerId } });
   });
 
@@ -249,7 +323,9 @@ describe('placeOrder: whose order, and when', () => {
     const at = (ms: number) => new Date(Date.now() + ms).toISOString();
     const lines = [{ sku: item, quantity: 1 }];
     dataOf(await stack.gql(PLACE, { input: { customerId, idempotencyKey: newId(), lines, placedAt: at(60_000) } }));
-    const { response, wire } = await expectUnchanged('BAD_USER_INPUT', () => stack.gql(PLACE, { input: { customerId, idempotencyKey: newId(), lines, placedAt: at(6 * 60_000) } }));
+    const { response, wire } = await expectUnchanged('BAD_USER_INPUT', () =>
+      stack.gql(PLACE, { input: { customerId, idempotencyKey: newId(), lines, placedAt: at(6 * 60_000) } }),
+    );
     expect(response.errors![0]!.extensions!.field).toBe('input.placedAt');
     expect(wire).toHaveLength(0);
   });

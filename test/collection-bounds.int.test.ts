@@ -42,6 +42,8 @@ describe('a customer with more addresses than the collection declares', () => {
     const measured = await stack.measure(`query($id: ID!) { customer(id: $id) { addresses { label } } }`, { id: over.customer.id });
     expect(measured.response.errors).toBeUndefined();
     expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
-    expect(measured.response.data).toEqual({ customer: { addresses: over.addresses.slice(0, MAX_ADDRESSES).map(({ label }) => ({ label })) } });
+    expect(measured.response.data).toEqual({
+      customer: { addresses: over.addresses.slice(0, MAX_ADDRESSES).map(({ label }) => ({ label })) },
+    });
   });
 });

@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []);
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
 }
 
 describe('configuration', () => {
@@ -33,7 +34,9 @@ describe('configuration', () => {
       shutdownGraceMillis: 5_000,
     });
     expect(readConfig({ VITEST: 'true' }).logLevel).toBe('silent');
-    expect(readConfig({ STATUS_SHARDS: '8', ENGINE_DEBUG: '1', LOG_LEVEL: 'debug', AWS_PROFILE: 'dev', SHUTDOWN_GRACE_MS: '250' })).toMatchObject({
+    expect(
+      readConfig({ STATUS_SHARDS: '8', ENGINE_DEBUG: '1', LOG_LEVEL: 'debug', AWS_PROFILE: 'dev', SHUTDOWN_GRACE_MS: '250' }),
+    ).toMatchObject({
       model: { statusShards: 8 },
       engineDebug: true,
       logLevel: 'debug',

@@ -24,7 +24,9 @@ function chromiumPath(): string {
   try {
     return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('Chromium is not installed: this test needs it (apt-get install -y chromium; .ci/run installs it) or CHROMIUM_PATH set to a Chrome/Chromium binary');
+    throw new Error(
+      'Chromium is not installed: this test needs it (apt-get install -y chromium; .ci/run installs it) or CHROMIUM_PATH set to a Chrome/Chromium binary',
+    );
   }
 }
 
@@ -40,7 +42,10 @@ async function launch(): Promise<Browser> {
     protocolTimeout: LAUNCH_TIMEOUT_MS,
   });
   const giveUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Chromium (${executablePath}) did not start within ${LAUNCH_TIMEOUT_MS / 1000} s`)), LAUNCH_TIMEOUT_MS + 2_000);
+    timer = setTimeout(
+      () => reject(new Error(`Chromium (${executablePath}) did not start within ${LAUNCH_TIMEOUT_MS / 1000} s`)),
+      LAUNCH_TIMEOUT_MS + 2_000,
+    );
   });
   try {
     return await Promise.race([launching, giveUp]);
@@ -53,7 +58,11 @@ async function launch(): Promise<Browser> {
   }
 }
 
-interface Seen { method: string; origin: string | undefined; headers: IncomingHttpHeaders }
+interface Seen {
+  method: string;
+  origin: string | undefined;
+  headers: IncomingHttpHeaders;
+}
 
 let stack: Stack;
 let pages: Server;
@@ -100,14 +109,23 @@ async function fetchFrom(origin: string): Promise<Outcome> {
   try {
     await page.goto(`${origin}/`, { waitUntil: 'load', timeout: 15_000 });
     expect(await page.evaluate(() => (globalThis as unknown as { location: { origin: string } }).location.origin)).toBe(origin);
-    return await page.evaluate(async (url: string, bearer: string, body: string): Promise<Outcome> => {
-      try {
-        const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body });
-        return { ok: true, status: response.status, body: await response.json(), requestId: response.headers.get('x-request-id') };
-      } catch (error) {
-        return { ok: false, name: (error as Error).name, message: (error as Error).message };
-      }
-    }, stack.server.url, token, JSON.stringify({ query: 'query Customer($id: ID!) { customer(id: $id) { id name } }', variables: { id: customerId } }));
+    return await page.evaluate(
+      async (url: string, bearer: string, body: string): Promise<Outcome> => {
+        try {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+            body,
+          });
+          return { ok: true, status: response.status, body: await response.json(), requestId: response.headers.get('x-request-id') };
+        } catch (error) {
+          return { ok: false, name: (error as Error).name, message: (error as Error).message };
+        }
+      },
+      stack.server.url,
+      token,
+      JSON.stringify({ query: 'query Customer($id: ID!) { customer(id: $id) { id name } }', variables: { id: customerId } }),
+    );
   } finally {
     await page.close();
   }
@@ -118,7 +136,12 @@ describe('a browser calling the API from another origin', () => {
     const origin = `http://localhost:${pagePort}`;
     const outcome = await fetchFrom(origin);
     // x-request-id is readable by the page only because the server exposes it.
-    expect(outcome).toEqual({ ok: true, status: 200, body: expect.objectContaining({ data: { customer: { id: customerId, name: 'Ana Browser' } } }), requestId: expect.any(String) });
+    expect(outcome).toEqual({
+      ok: true,
+      status: 200,
+      body: expect.objectContaining({ data: { customer: { id: customerId, name: 'Ana Browser' } } }),
+      requestId: expect.any(String),
+    });
 
     const fromPage = seen.filter((request) => request.origin === origin);
     expect(fromPage.map((request) => request.method)).toEqual(['OPTIONS', 'POST']);

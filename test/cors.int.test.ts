@@ -12,7 +12,11 @@ import { startStack, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { buildCustomer, customerItems } from './support/fixtures';
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -29,17 +33,42 @@ function send(url: string, method: string, headers: Record<string, string>, body
 
 const ALLOWED = 'http://localhost:5173';
 const REFUSED = 'https://evil.example';
-const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'access-control-expose-headers', 'access-control-allow-credentials'];
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+  'access-control-expose-headers',
+  'access-control-allow-credentials',
+];
 const corsHeadersOf = (answer: Answer) => CORS_HEADERS.filter((name) => answer.headers[name] !== undefined);
 
 describe('originMatcher', () => {
   it('matches exact origins, any port for `:*`, and nothing else', () => {
     const allowed = originMatcher(['http://localhost:*', 'https://app.example.com', 'http://[::1]:*']);
-    for (const origin of ['http://localhost:5173', 'http://localhost', 'HTTP://LOCALHOST:3000', 'https://app.example.com', 'https://app.example.com:443', 'http://[::1]:8080']) {
+    for (const origin of [
+      'http://localhost:5173',
+      'http://localhost',
+      'HTTP://LOCALHOST:3000',
+      'https://app.example.com',
+      'https://app.example.com:443',
+      'http://[::1]:8080',
+    ]) {
       expect(allowed(origin), origin).toBe(true);
     }
-    for (const origin of [undefined, '', 'null', 'https://localhost:5173', 'http://localhost.evil.example:5173', 'http://127.0.0.1:5173', 'https://app.example.com:8443',
-      'http://app.example.com', 'https://app.example.com.evil.example', 'https://evil.example/https://app.example.com', 'http://localhost:5173/path']) {
+    for (const origin of [
+      undefined,
+      '',
+      'null',
+      'https://localhost:5173',
+      'http://localhost.evil.example:5173',
+      'http://127.0.0.1:5173',
+      'https://app.example.com:8443',
+      'http://app.example.com',
+      'https://app.example.com.evil.example',
+      'https://evil.example/https://app.example.com',
+      'http://localhost:5173/path',
+    ]) {
       expect(allowed(origin), String(origin)).toBe(false);
     }
   });
@@ -56,9 +85,17 @@ describe('originMatcher', () => {
     expect(development('http://localhost:3000')).toBe(true);
     expect(development('http://127.0.0.1:8080')).toBe(true);
     expect(development('https://app.example.com')).toBe(false);
-    const production = { NODE_ENV: 'production', AUTH_JWKS_URL: 'https://issuer.example/.well-known/jwks.json', AUTH_ISSUER: 'https://issuer.example', AUTH_AUDIENCE: 'api' };
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_JWKS_URL: 'https://issuer.example/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://issuer.example',
+      AUTH_AUDIENCE: 'api',
+    };
     expect(readConfig(production).corsOrigins).toEqual([]);
-    expect(readConfig({ ...production, CORS_ORIGINS: ' https://app.example.com , https://admin.example.com' }).corsOrigins).toEqual(['https://app.example.com', 'https://admin.example.com']);
+    expect(readConfig({ ...production, CORS_ORIGINS: ' https://app.example.com , https://admin.example.com' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'https://admin.example.com',
+    ]);
   });
 });
 
@@ -87,8 +124,19 @@ describe('the server with CORS_ORIGINS=http://localhost:*', () => {
     expect(answer.body).toBe('');
     expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(answer.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS');
-    const allowedHeaders = String(answer.headers['access-control-allow-headers']).split(',').map((name) => name.trim());
-    expect(allowedHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id', 'x-explain']));
+    const allowedHeaders = String(answer.headers['access-control-allow-headers'])
+      .split(',')
+      .map((name) => name.trim());
+    expect(allowedHeaders).toEqual(
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'apollo-require-preflight',
+        'x-apollo-operation-name',
+        'x-request-id',
+        'x-explain',
+      ]),
+    );
     expect(Number(answer.headers['access-control-max-age'])).toBeGreaterThan(0);
     expect(answer.headers.vary).toBe('Origin');
     expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
@@ -96,7 +144,11 @@ describe('the server with CORS_ORIGINS=http://localhost:*', () => {
 
   it('gives a refused origin no CORS header at all, preflight or not, and reads nothing for its preflight', async () => {
     stack.engine.wire.reset();
-    const preflight = await send(stack.server.url, 'OPTIONS', { origin: REFUSED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' });
+    const preflight = await send(stack.server.url, 'OPTIONS', {
+      origin: REFUSED,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type',
+    });
     expect(preflight.status).toBe(204);
     expect(corsHeadersOf(preflight)).toEqual([]);
     expect(preflight.headers.vary).toBe('Origin');
@@ -113,7 +165,11 @@ describe('the server with CORS_ORIGINS=http://localhost:*', () => {
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ data: { customer: { name: 'Ana' } }, extensions: expect.anything() });
     expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
-    expect(String(answer.headers['access-control-expose-headers']).split(',').map((name) => name.trim())).toEqual(['x-request-id', 'retry-after']);
+    expect(
+      String(answer.headers['access-control-expose-headers'])
+        .split(',')
+        .map((name) => name.trim()),
+    ).toEqual(['x-request-id', 'retry-after']);
     expect(answer.headers.vary).toBe('Origin');
     expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
     expect(answer.headers['access-control-allow-methods']).toBeUndefined();
@@ -126,7 +182,7 @@ describe('the server with CORS_ORIGINS=http://localhost:*', () => {
     expect(JSON.parse(answer.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
-  it('keeps Apollo\'s CSRF prevention: simple requests from an allowed origin are still refused', async () => {
+  it("keeps Apollo's CSRF prevention: simple requests from an allowed origin are still refused", async () => {
     stack.engine.wire.reset();
     const textPlain = await send(stack.server.url, 'POST', { origin: ALLOWED, 'content-type': 'text/plain', ...auth }, query());
     expect(textPlain.status).toBe(400);

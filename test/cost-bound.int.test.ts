@@ -21,7 +21,12 @@ import { MAX_LINES, newId, shardOf } from '../src/model';
 const REPEAT_SKU = 'REPEAT-96';
 const MIXED_SKU = 'MIXED-1-96';
 
-interface Seen { query: string; measured: number; reads: number; cost: number }
+interface Seen {
+  query: string;
+  measured: number;
+  reads: number;
+  cost: number;
+}
 
 describe('the cost estimate bounds the items read', () => {
   let stack: Stack;
@@ -36,16 +41,28 @@ describe('the cost estimate bounds the items read', () => {
     // Figures come from the server's operation log line (what it read, what it admitted the
     // operation with), not from the response: a customer's plan is hidden where it would tell
     // whether another customer's order exists.
-    stack = await startStack({ log: (line) => { if (line.msg === 'operation') logged.set(String(line.requestId), line); } });
+    stack = await startStack({
+      log: (line) => {
+        if (line.msg === 'operation') logged.set(String(line.requestId), line);
+      },
+    });
     // 2,000 PAID orders of one customer at the address cap; the newest 300 all on shard 0.
     big = buildCustomer({ addresses: 10, orders: 2000, spacingMinutes: 30, status: () => 'PAID', lines: () => 1 });
-    big.orders.slice(0, 300).forEach((order) => { order.id = idOnShard(0); });
+    big.orders.slice(0, 300).forEach((order) => {
+      order.id = idOnShard(0);
+    });
     // 105 orders repeating one SKU on every one of their 96 lines.
     const repeat = buildCustomer({ addresses: 10, orders: 105, spacingMinutes: 7, lines: () => MAX_LINES });
-    for (const order of repeat.orders) order.lines.forEach((line) => { line.sku = REPEAT_SKU; });
+    for (const order of repeat.orders)
+      order.lines.forEach((line) => {
+        line.sku = REPEAT_SKU;
+      });
     // Orders alternating 96 lines and 1 line of another SKU (the continuation's guesswork).
     const mixed = buildCustomer({ addresses: 3, orders: 120, spacingMinutes: 11, lines: (n) => (n % 2 === 0 ? MAX_LINES : 1) });
-    for (const order of mixed.orders) order.lines.forEach((line) => { line.sku = MIXED_SKU; });
+    for (const order of mixed.orders)
+      order.lines.forEach((line) => {
+        line.sku = MIXED_SKU;
+      });
     others.push(repeat, mixed, buildCustomer({ addresses: 0, orders: 3 }));
     for (const fixture of [big, ...others]) await loadItems(stack, customerItems(fixture), 8);
     customerHeaders = bearer(await tokens.customer(big.customer.id));
@@ -54,8 +71,10 @@ describe('the cost estimate bounds the items read', () => {
   afterAll(async () => {
     if (seen.length > 0) {
       const worst = seen.reduce((a, b) => (b.measured / b.reads > a.measured / a.reads ? b : a));
-      console.log(`cost bound: ${seen.length} accepted operations, ${refused} refused by cost; largest measured/reads ${(worst.measured / worst.reads).toFixed(3)}`
-        + ` (${worst.measured} items of ${worst.reads}; cost ${worst.cost}, measured/cost ${(worst.measured / worst.cost).toFixed(3)}) for ${worst.query}`);
+      console.log(
+        `cost bound: ${seen.length} accepted operations, ${refused} refused by cost; largest measured/reads ${(worst.measured / worst.reads).toFixed(3)}` +
+          ` (${worst.measured} items of ${worst.reads}; cost ${worst.cost}, measured/cost ${(worst.measured / worst.cost).toFixed(3)}) for ${worst.query}`,
+      );
     }
     await stack?.close();
   });
@@ -68,7 +87,8 @@ describe('the cost estimate bounds the items read', () => {
       return;
     }
     expect(response.errors, query).toBeUndefined();
-    const line = logged.get(response.headers.get('x-request-id') ?? '') as { dynamodb: { read: number }; cost: { reads: number; estimate: number } } | undefined;
+    const line = logged.get(response.headers.get('x-request-id') ?? '') as
+      { dynamodb: { read: number }; cost: { reads: number; estimate: number } } | undefined;
     expect(line, `the log line of ${query}`).toBeDefined();
     const measured = line!.dynamodb.read;
     const { reads, estimate } = line!.cost;
@@ -97,47 +117,91 @@ describe('the cost estimate bounds the items read', () => {
   it('over mutations, replays included', async () => {
     const small = others[2]!;
     const place = `mutation { placeOrder(input: { customerId: "${small.customer.id}", idempotencyKey: "cost-${newId()}", lines: [{ sku: "COST-1", quantity: 2 }, { sku: "COST-2", quantity: 1 }] }) { id lines { sku } customer { name addresses { label } } } }`;
-    await check(`mutation { a: putProduct(input: { sku: "COST-1", name: "One", priceCents: 150, active: true }) { sku } b: putProduct(input: { sku: "COST-2", name: "Two", priceCents: 99, active: true }) { sku } }`, false);
+    await check(
+      `mutation { a: putProduct(input: { sku: "COST-1", name: "One", priceCents: 150, active: true }) { sku } b: putProduct(input: { sku: "COST-2", name: "Two", priceCents: 99, active: true }) { sku } }`,
+      false,
+    );
     await check(place, false);
     await check(place, false); // the idempotent replay reads the order back
     const orderId = small.orders.find((order) => order.status === 'PENDING')!.id;
     await check(`mutation { updateOrderStatus(id: "${orderId}", status: CANCELLED) { status lines { sku } customer { name } } }`, false);
-    await check(`mutation { updateCustomer(id: "${small.customer.id}", input: { email: "moved-${newId().toLowerCase()}@example.com" }) { name addresses { label } orders(first: 5, month: "2026-09") { nodes { id } } } }`, false);
+    await check(
+      `mutation { updateCustomer(id: "${small.customer.id}", input: { email: "moved-${newId().toLowerCase()}@example.com" }) { name addresses { label } orders(first: 5, month: "2026-09") { nodes { id } } } }`,
+      false,
+    );
   });
 
   it('over generated operations', async () => {
     const months = ['2026-09', '2026-08', '2026-06', '1999-01'];
     const first = fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 100 }), fc.constantFrom(1, 20, 99, 100));
-    const orderSelection = (depth: number): fc.Arbitrary<string> => fc.tuple(
-      fc.boolean(), fc.boolean(),
-      depth < 2 ? fc.option(customerSelection(depth + 1), { nil: undefined }) : fc.constant(undefined),
-    ).map(([status, lines, customer]) => ['id', status ? 'status totalCents' : '', lines ? 'lines { sku quantity }' : '', customer ? `customer { ${customer} }` : ''].join(' '));
-    const customerSelection = (depth: number): fc.Arbitrary<string> => fc.tuple(
-      fc.boolean(), fc.boolean(),
-      fc.array(fc.tuple(first, fc.option(fc.constantFrom(...months), { nil: undefined }), depth < 2 ? orderSelection(depth + 1) : fc.constant('id')), { maxLength: depth === 0 ? 2 : 1 }),
-    ).map(([name, addresses, windows]) => [
-      'id', name ? 'name email' : '', addresses ? 'addresses { label city }' : '',
-      // The second window takes an alias; few aliases keep the document under the alias limit.
-      ...windows.map(([n, month, nodes], i) => `${i > 0 ? `w${i}: ` : ''}orders(first: ${n}${month ? `, month: "${month}"` : ''}) { nodes { ${nodes} } pageInfo { hasNextPage } }`),
-    ].join(' '));
+    const orderSelection = (depth: number): fc.Arbitrary<string> =>
+      fc
+        .tuple(fc.boolean(), fc.boolean(), depth < 2 ? fc.option(customerSelection(depth + 1), { nil: undefined }) : fc.constant(undefined))
+        .map(([status, lines, customer]) =>
+          ['id', status ? 'status totalCents' : '', lines ? 'lines { sku quantity }' : '', customer ? `customer { ${customer} }` : ''].join(
+            ' ',
+          ),
+        );
+    const customerSelection = (depth: number): fc.Arbitrary<string> =>
+      fc
+        .tuple(
+          fc.boolean(),
+          fc.boolean(),
+          fc.array(
+            fc.tuple(
+              first,
+              fc.option(fc.constantFrom(...months), { nil: undefined }),
+              depth < 2 ? orderSelection(depth + 1) : fc.constant('id'),
+            ),
+            { maxLength: depth === 0 ? 2 : 1 },
+          ),
+        )
+        .map(([name, addresses, windows]) =>
+          [
+            'id',
+            name ? 'name email' : '',
+            addresses ? 'addresses { label city }' : '',
+            // The second window takes an alias; few aliases keep the document under the alias limit.
+            ...windows.map(
+              ([n, month, nodes], i) =>
+                `${i > 0 ? `w${i}: ` : ''}orders(first: ${n}${month ? `, month: "${month}"` : ''}) { nodes { ${nodes} } pageInfo { hasNextPage } }`,
+            ),
+          ].join(' '),
+        );
     const customerIds = () => fc.constantFrom(big.customer.id, ...others.map((o) => o.customer.id), newId());
-    const orderIds = () => fc.constantFrom(big.orders[0]!.id, big.orders[1500]!.id, others[0]!.orders[3]!.id, others[1]!.orders[0]!.id, newId());
+    const orderIds = () =>
+      fc.constantFrom(big.orders[0]!.id, big.orders[1500]!.id, others[0]!.orders[3]!.id, others[1]!.orders[0]!.id, newId());
     const staffRoot = fc.oneof(
       fc.tuple(customerIds(), customerSelection(0)).map(([id, s]) => `customer(id: "${id}") { ${s} }`),
-      fc.tuple(fc.constantFrom(big.customer.email, 'nobody@example.com'), customerSelection(0)).map(([email, s]) => `customerByEmail(email: "${email}") { ${s} }`),
+      fc
+        .tuple(fc.constantFrom(big.customer.email, 'nobody@example.com'), customerSelection(0))
+        .map(([email, s]) => `customerByEmail(email: "${email}") { ${s} }`),
       fc.tuple(orderIds(), orderSelection(0)).map(([id, s]) => `order(id: "${id}") { ${s} }`),
-      fc.tuple(fc.constantFrom('PAID', 'PENDING', 'DELIVERED'), first, orderSelection(1)).map(([status, n, s]) => `ordersByStatus(status: ${status}, first: ${n}) { nodes { ${s} } pageInfo { hasNextPage } }`),
-      fc.tuple(fc.constantFrom(REPEAT_SKU, MIXED_SKU, 'BOOK-001'), first, orderSelection(1)).map(([sku, n, s]) => `ordersBySku(sku: "${sku}", first: ${n}) { nodes { ${s} } }`),
+      fc
+        .tuple(fc.constantFrom('PAID', 'PENDING', 'DELIVERED'), first, orderSelection(1))
+        .map(([status, n, s]) => `ordersByStatus(status: ${status}, first: ${n}) { nodes { ${s} } pageInfo { hasNextPage } }`),
+      fc
+        .tuple(fc.constantFrom(REPEAT_SKU, MIXED_SKU, 'BOOK-001'), first, orderSelection(1))
+        .map(([sku, n, s]) => `ordersBySku(sku: "${sku}", first: ${n}) { nodes { ${s} } }`),
     );
     const customerRoot = fc.oneof(
       customerSelection(0).map((s) => `me { ${s} }`),
       fc.tuple(orderIds(), orderSelection(0)).map(([id, s]) => `order(id: "${id}") { ${s} }`),
     );
     const operation = fc.oneof(
-      { weight: 3, arbitrary: fc.array(staffRoot, { minLength: 1, maxLength: 3 }).map((roots) => ({ query: aliased(roots), asCustomer: false })) },
-      { weight: 1, arbitrary: fc.array(customerRoot, { minLength: 1, maxLength: 2 }).map((roots) => ({ query: aliased(roots), asCustomer: true })) },
+      {
+        weight: 3,
+        arbitrary: fc.array(staffRoot, { minLength: 1, maxLength: 3 }).map((roots) => ({ query: aliased(roots), asCustomer: false })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.array(customerRoot, { minLength: 1, maxLength: 2 }).map((roots) => ({ query: aliased(roots), asCustomer: true })),
+      },
     );
-    await fc.assert(fc.asyncProperty(operation, async ({ query, asCustomer }) => check(query, asCustomer)), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(operation, async ({ query, asCustomer }) => check(query, asCustomer)),
+      { numRuns: 150 },
+    );
     expect(seen.length).toBeGreaterThan(80);
   }, 120_000);
 });
@@ -146,14 +210,16 @@ describe('the cost model covers the schema', () => {
   it('every root field reads by a rule, every mutation writes by one, every list of objects has a size', () => {
     const schema = buildSchema();
     for (const type of [schema.getQueryType()!, schema.getMutationType()!]) {
-      for (const name of Object.keys(type.getFields())) expect(FIELD_READS, `${type.name}.${name}`).toHaveProperty([`${type.name}.${name}`]);
+      for (const name of Object.keys(type.getFields()))
+        expect(FIELD_READS, `${type.name}.${name}`).toHaveProperty([`${type.name}.${name}`]);
     }
     for (const name of Object.keys(schema.getMutationType()!.getFields())) expect(MUTATION_WRITES, name).toHaveProperty([name]);
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('__') || type.name.endsWith('Connection')) continue;
       for (const field of Object.values(type.getFields())) {
         const list = isNonNullType(field.type) ? field.type.ofType : field.type;
-        if (isListType(list) && isObjectType(getNamedType(field.type))) expect(LIST_SIZES, `${type.name}.${field.name}`).toHaveProperty([`${type.name}.${field.name}`]);
+        if (isListType(list) && isObjectType(getNamedType(field.type)))
+          expect(LIST_SIZES, `${type.name}.${field.name}`).toHaveProperty([`${type.name}.${field.name}`]);
       }
     }
   });

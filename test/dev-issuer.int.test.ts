@@ -19,12 +19,19 @@ const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
 
 let stack: Stack;
-beforeAll(async () => { stack = await startStack(); });
-afterAll(async () => { await stack?.close(); });
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
 
 async function token(...args: string[]): Promise<{ stdout: string; code: number }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/token.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: issuerDir, NODE_ENV: 'development' } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/token.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: issuerDir, NODE_ENV: 'development' },
+    });
     return { stdout, code: 0 };
   } catch (error) {
     return { stdout: String((error as { stdout?: string }).stdout ?? ''), code: (error as { code: number }).code };
@@ -33,13 +40,16 @@ async function token(...args: string[]): Promise<{ stdout: string; code: number 
 
 describe('npm run token', () => {
   it('prints one token and nothing else, which the server accepts for that principal', async () => {
-    const created = (await stack.gql(`mutation { createCustomer(input: { name: "Tok", email: "tok-${Date.now()}@example.com" }) { id } }`)).data.createCustomer;
+    const created = (await stack.gql(`mutation { createCustomer(input: { name: "Tok", email: "tok-${Date.now()}@example.com" }) { id } }`))
+      .data.createCustomer;
     const printed = await token('--customer', created.id);
     expect(printed.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     const me = await stack.gql(`{ me { id } }`, {}, bearer(printed.stdout.trim()));
     expect(me.data).toEqual({ me: { id: created.id } });
     const staff = await token('--staff');
-    expect((await stack.gql(`{ ordersByStatus(status: PAID, first: 1) { nodes { id } } }`, {}, bearer(staff.stdout.trim()))).errors).toBeUndefined();
+    expect(
+      (await stack.gql(`{ ordersByStatus(status: PAID, first: 1) { nodes { id } } }`, {}, bearer(staff.stdout.trim()))).errors,
+    ).toBeUndefined();
   });
 
   it('refuses unclear requests with a usage error (exit 2) and prints no token', async () => {
@@ -54,7 +64,11 @@ describe('the server process', () => {
     try {
       const printed = /staff: +(\S+)/.exec(server.output())?.[1];
       expect(printed).toBeDefined();
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(printed!) }, body: JSON.stringify({ query: '{ ordersByStatus(status: PAID, first: 1) { nodes { id } } }' }) });
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(printed!) },
+        body: JSON.stringify({ query: '{ ordersByStatus(status: PAID, first: 1) { nodes { id } } }' }),
+      });
       expect(response.status).toBe(200);
     } finally {
       await server.stop();
@@ -73,9 +87,23 @@ describe('the key file', () => {
 describe('configuration', () => {
   it('refuses production without a JWKS, an issuer and an audience', () => {
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrow(/AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE/);
-    expect(() => readConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example' })).toThrow();
-    const config = readConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example', AUTH_AUDIENCE: 'app' });
-    expect(config.auth).toMatchObject({ jwksUrl: 'https://idp.example/jwks.json', issuer: 'https://idp.example', audience: 'app', customer: 'custom:customerId', groups: 'cognito:groups', staffGroup: 'staff' });
+    expect(() =>
+      readConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example' }),
+    ).toThrow();
+    const config = readConfig({
+      NODE_ENV: 'production',
+      AUTH_JWKS_URL: 'https://idp.example/jwks.json',
+      AUTH_ISSUER: 'https://idp.example',
+      AUTH_AUDIENCE: 'app',
+    });
+    expect(config.auth).toMatchObject({
+      jwksUrl: 'https://idp.example/jwks.json',
+      issuer: 'https://idp.example',
+      audience: 'app',
+      customer: 'custom:customerId',
+      groups: 'cognito:groups',
+      staffGroup: 'staff',
+    });
     expect(config.corsOrigins).toEqual([]);
   });
 });

@@ -86,7 +86,13 @@ describe('Table doctor', () => {
   it('describes the table: GSI1 with its INCLUDE projection, no LSI, TTL on the TTL attribute', async () => {
     const report = await doctor(stack);
     expect(report.table.gsis).toEqual([
-      { name: GSI1, partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: { type: 'INCLUDE', attributes: [...GSI1_PROJECTED_ATTRIBUTES] }, status: 'ACTIVE' },
+      {
+        name: GSI1,
+        partitionKey: 'GSI1PK',
+        sortKey: 'GSI1SK',
+        projection: { type: 'INCLUDE', attributes: [...GSI1_PROJECTED_ATTRIBUTES] },
+        status: 'ACTIVE',
+      },
     ]);
     expect(report.table.lsis).toEqual([]);
     expect(report.table.ttl).toEqual({ attribute: TTL_ATTRIBUTE, status: 'ENABLED' });
@@ -94,34 +100,50 @@ describe('Table doctor', () => {
 
   it('ranks the largest item collections and the GSI1 keys holding the most items', async () => {
     const report = await doctor(stack);
-    const busiest = Array.from({ length: SEEDED.customers }, (_, i) => seededCustomerAt(SEEDED, i)).sort((a, b) => b.orders.length - a.orders.length)[0]!;
+    const busiest = Array.from({ length: SEEDED.customers }, (_, i) => seededCustomerAt(SEEDED, i)).sort(
+      (a, b) => b.orders.length - a.orders.length,
+    )[0]!;
     // The seeded catalogue (500 products under PK = CATALOG) is one collection; the busiest customer's leads the customers'.
     expect(report.largestCollections.find((c) => c.PK === 'CATALOG')).toMatchObject({ items: 500 });
-    expect(report.largestCollections.filter((c) => c.PK.startsWith('CUSTOMER#'))[0]).toMatchObject({ PK: `CUSTOMER#${busiest.customer.id}`, items: 1 + busiest.addresses.length + busiest.orders.length });
+    expect(report.largestCollections.filter((c) => c.PK.startsWith('CUSTOMER#'))[0]).toMatchObject({
+      PK: `CUSTOMER#${busiest.customer.id}`,
+      items: 1 + busiest.addresses.length + busiest.orders.length,
+    });
     const bytes = report.largestCollections.map((c) => c.bytes);
     expect(bytes).toEqual([...bytes].sort((a, b) => b - a));
     // Order summaries sit under STATUS#<status>#<shard>: the most common status leads.
     expect(report.largestIndexKeys[0]!.GSI1PK).toMatch(/^STATUS#DELIVERED#\d$/);
     expect(report.largestIndexKeys[0]!.wcuPerWrite).toBe(1);
     // 1,000 writes/s on the key, reached when the whole index takes 1,000 / share writes/s.
-    expect(report.largestIndexKeys[0]!.indexWritesPerSecondAtLimit).toBe(Math.round((1000 * report.totals.gsi1Items) / report.largestIndexKeys[0]!.items));
+    expect(report.largestIndexKeys[0]!.indexWritesPerSecondAtLimit).toBe(
+      Math.round((1000 * report.totals.gsi1Items) / report.largestIndexKeys[0]!.items),
+    );
   });
 
   it('reports an item whose keys no entity claims as an error, with its key', async () => {
     await inject({ PK: 'WIDGET#1', SK: 'WIDGET', type: 'WIDGET' });
     const report = await doctor(stack);
-    expect(issue(report, 'UNKNOWN_ENTITY')).toMatchObject({ level: 'error', count: 1, examples: [{ entity: null, key: { PK: 'WIDGET#1', SK: 'WIDGET' } }] });
+    expect(issue(report, 'UNKNOWN_ENTITY')).toMatchObject({
+      level: 'error',
+      count: 1,
+      examples: [{ entity: null, key: { PK: 'WIDGET#1', SK: 'WIDGET' } }],
+    });
     expect(report.summary).toEqual({ errors: 1, warnings: 0, exitCode: 1 });
   });
 
   it('reports the TTL attribute on a customer profile as an error: DynamoDB would delete the customer', async () => {
-    const profile = { ...customerToItem({ id: CUSTOMER_ID, name: 'Temp', email: 'temp@example.com', createdAt: '2025-01-01T00:00:00.000Z' }), [TTL_ATTRIBUTE]: 1_800_000_000 };
+    const profile = {
+      ...customerToItem({ id: CUSTOMER_ID, name: 'Temp', email: 'temp@example.com', createdAt: '2025-01-01T00:00:00.000Z' }),
+      [TTL_ATTRIBUTE]: 1_800_000_000,
+    };
     await inject(profile);
     const report = await doctor(stack);
     expect(issue(report, 'TTL_ON_NON_EXPIRING')).toMatchObject({
       level: 'error',
       count: 1,
-      examples: [{ entity: 'Customer profile', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE' }, detail: `${TTL_ATTRIBUTE} = 1800000000` }],
+      examples: [
+        { entity: 'Customer profile', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE' }, detail: `${TTL_ATTRIBUTE} = 1800000000` },
+      ],
     });
     expect(report.summary.exitCode).toBe(1);
   });
@@ -133,53 +155,124 @@ describe('Table doctor', () => {
     expect(issue(report, 'MISSING_GSI1_KEYS')).toMatchObject({
       level: 'error',
       count: 1,
-      examples: [{ entity: 'Order summary', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: `ORDER#2025-12-01T10:00:00.000Z#${ORDER_ID}` }, detail: 'missing GSI1PK and GSI1SK' }],
+      examples: [
+        {
+          entity: 'Order summary',
+          key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: `ORDER#2025-12-01T10:00:00.000Z#${ORDER_ID}` },
+          detail: 'missing GSI1PK and GSI1SK',
+        },
+      ],
     });
     expect(report.summary).toEqual({ errors: 1, warnings: 0, exitCode: 1 });
   });
 
   it('warns about an item above 300 KB, lists it first among the largest, and still exits 0', async () => {
-    const address = addressToItem(CUSTOMER_ID, { label: 'huge', street: 'x'.repeat(350 * 1024), city: 'Madrid', postalCode: '28001', country: 'ES' });
+    const address = addressToItem(CUSTOMER_ID, {
+      label: 'huge',
+      street: 'x'.repeat(350 * 1024),
+      city: 'Madrid',
+      postalCode: '28001',
+      country: 'ES',
+    });
     await inject(address);
     const report = await doctor(stack);
     const size = itemSize(address);
-    expect(issue(report, 'ITEM_NEAR_LIMIT')).toMatchObject({ level: 'warning', count: 1, examples: [{ entity: 'Address', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE#ADDRESS#huge' }, bytes: size }] });
-    expect(report.largestItems[0]).toEqual({ entity: 'Address', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE#ADDRESS#huge' }, bytes: size, percentOfLimit: Math.round((1000 * size) / MAX_ITEM_BYTES) / 10 });
+    expect(issue(report, 'ITEM_NEAR_LIMIT')).toMatchObject({
+      level: 'warning',
+      count: 1,
+      examples: [{ entity: 'Address', key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE#ADDRESS#huge' }, bytes: size }],
+    });
+    expect(report.largestItems[0]).toEqual({
+      entity: 'Address',
+      key: { PK: `CUSTOMER#${CUSTOMER_ID}`, SK: 'PROFILE#ADDRESS#huge' },
+      bytes: size,
+      percentOfLimit: Math.round((1000 * size) / MAX_ITEM_BYTES) / 10,
+    });
     expect(report.summary).toEqual({ errors: 0, warnings: 1, exitCode: 0 });
   });
 
   it('reports an item above 400 KB as an error (the engine refuses to store one, so on the report of items)', () => {
-    const huge = addressToItem(CUSTOMER_ID, { label: 'huge', street: 'x'.repeat(401 * 1024), city: 'Madrid', postalCode: '28001', country: 'ES' });
-    const report = diagnose([huge, customerToItem({ id: CUSTOMER_ID, name: 'A', email: 'a@example.com', createdAt: '2025-01-01T00:00:00.000Z' })]);
-    expect(issue(report, 'ITEM_OVER_LIMIT')).toMatchObject({ level: 'error', count: 1, examples: [{ entity: 'Address', key: { SK: 'PROFILE#ADDRESS#huge' }, bytes: itemSize(huge) }] });
+    const huge = addressToItem(CUSTOMER_ID, {
+      label: 'huge',
+      street: 'x'.repeat(401 * 1024),
+      city: 'Madrid',
+      postalCode: '28001',
+      country: 'ES',
+    });
+    const report = diagnose([
+      huge,
+      customerToItem({ id: CUSTOMER_ID, name: 'A', email: 'a@example.com', createdAt: '2025-01-01T00:00:00.000Z' }),
+    ]);
+    expect(issue(report, 'ITEM_OVER_LIMIT')).toMatchObject({
+      level: 'error',
+      count: 1,
+      examples: [{ entity: 'Address', key: { SK: 'PROFILE#ADDRESS#huge' }, bytes: itemSize(huge) }],
+    });
     expect(report.issues.find((i) => i.code === 'ITEM_NEAR_LIMIT')).toBeUndefined();
     expect(report.summary.exitCode).toBe(1);
   });
 
   it('warns when one GSI1 key holds half the index or more (a status left unsharded, say)', () => {
-    const items = Array.from({ length: 1200 }, (_, i) => ({ ...summaryToItem(anOrder({ id: `01J${String(i).padStart(23, '0')}` })), GSI1PK: 'STATUS#PAID' }));
+    const items = Array.from({ length: 1200 }, (_, i) => ({
+      ...summaryToItem(anOrder({ id: `01J${String(i).padStart(23, '0')}` })),
+      GSI1PK: 'STATUS#PAID',
+    }));
     const report = diagnose(items);
-    expect(issue(report, 'HOT_INDEX_KEY')).toMatchObject({ level: 'warning', count: 1, examples: [{ entity: null, GSI1PK: 'STATUS#PAID', detail: '1200 of 1200 index items (100.0%)' }] });
+    expect(issue(report, 'HOT_INDEX_KEY')).toMatchObject({
+      level: 'warning',
+      count: 1,
+      examples: [{ entity: null, GSI1PK: 'STATUS#PAID', detail: '1200 of 1200 index items (100.0%)' }],
+    });
     expect(issue(report, 'DOMINANT_COLLECTION')).toMatchObject({ level: 'warning', examples: [{ PK: `CUSTOMER#${CUSTOMER_ID}` }] });
-    expect(report.largestIndexKeys[0]).toMatchObject({ GSI1PK: 'STATUS#PAID', items: 1200, share: 1, keyWritesPerSecondAtLimit: 1000, indexWritesPerSecondAtLimit: 1000 });
+    expect(report.largestIndexKeys[0]).toMatchObject({
+      GSI1PK: 'STATUS#PAID',
+      items: 1200,
+      share: 1,
+      keyWritesPerSecondAtLimit: 1000,
+      indexWritesPerSecondAtLimit: 1000,
+    });
     // An unsharded status key is also the wrong key for today's layout: an error, until migration 0002.
     expect(issue(report, 'STALE_GSI1_KEYS')).toMatchObject({ level: 'error', count: 1200 });
     expect(report.summary).toEqual({ errors: 1200, warnings: 2, exitCode: 1 });
   });
 
   it('reports a local secondary index as an error, and a table without GSI1', async () => {
-    await stack.doc.send(new CreateTableCommand({
-      TableName: 'with-lsi',
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }, { AttributeName: 'SK', AttributeType: 'S' }, { AttributeName: 'LSI1SK', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
-      LocalSecondaryIndexes: [{ IndexName: 'LSI1', KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'LSI1SK', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
-    }));
+    await stack.doc.send(
+      new CreateTableCommand({
+        TableName: 'with-lsi',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'PK', AttributeType: 'S' },
+          { AttributeName: 'SK', AttributeType: 'S' },
+          { AttributeName: 'LSI1SK', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        LocalSecondaryIndexes: [
+          {
+            IndexName: 'LSI1',
+            KeySchema: [
+              { AttributeName: 'PK', KeyType: 'HASH' },
+              { AttributeName: 'LSI1SK', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
+      }),
+    );
     try {
       await waitActive('with-lsi');
       const report = await doctor({ table: new Table('with-lsi', stack.doc), doc: stack.doc });
-      expect(report.table.lsis).toEqual([{ name: 'LSI1', partitionKey: 'PK', sortKey: 'LSI1SK', projection: { type: 'KEYS_ONLY', attributes: [] }, status: null }]);
-      expect(issue(report, 'LSI_PRESENT')).toMatchObject({ level: 'error', count: 1, examples: [{ entity: null, detail: 'LSI1: PK / LSI1SK, projection KEYS_ONLY' }] });
+      expect(report.table.lsis).toEqual([
+        { name: 'LSI1', partitionKey: 'PK', sortKey: 'LSI1SK', projection: { type: 'KEYS_ONLY', attributes: [] }, status: null },
+      ]);
+      expect(issue(report, 'LSI_PRESENT')).toMatchObject({
+        level: 'error',
+        count: 1,
+        examples: [{ entity: null, detail: 'LSI1: PK / LSI1SK, projection KEYS_ONLY' }],
+      });
       expect(issue(report, 'GSI1_MISSING').level).toBe('error');
       expect(issue(report, 'TTL_NOT_ENABLED').level).toBe('warning');
       expect(report.summary.exitCode).toBe(1);
@@ -194,7 +287,10 @@ describe('Table doctor', () => {
     const withoutTimings = (report: DoctorReport) => ({ ...report, scan: { ...report.scan, seconds: 0 } });
     const [a, b] = [await doctor(stack, { segments: 1 }), await doctor(stack, { segments: 7 })];
     // Requests and consumed capacity depend on the segmentation (capacity is rounded per page).
-    expect(withoutTimings(b)).toEqual({ ...withoutTimings(a), scan: { ...withoutTimings(a).scan, segments: 7, requests: b.scan!.requests, consumedRCU: b.scan!.consumedRCU } });
+    expect(withoutTimings(b)).toEqual({
+      ...withoutTimings(a),
+      scan: { ...withoutTimings(a).scan, segments: 7, requests: b.scan!.requests, consumedRCU: b.scan!.consumedRCU },
+    });
     // Examples come in key order whatever order the segments returned the items in.
     expect(issue(a, 'UNKNOWN_ENTITY').examples.map((e) => e.key?.PK)).toEqual(['WIDGET#1', 'WIDGET#2']);
     expect(JSON.parse(JSON.stringify(a))).toEqual(a);
@@ -213,13 +309,23 @@ describe('The seed and doctor command lines', () => {
       // Asynchronous on purpose: the engine answering the child runs in this process.
       const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
         cwd: root,
-        env: { ...process.env, DYNAMODB_ENDPOINT: stack.engine.endpoint, TABLE_NAME: tableName, NODE_ENV: 'development', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        env: {
+          ...process.env,
+          DYNAMODB_ENDPOINT: stack.engine.endpoint,
+          TABLE_NAME: tableName,
+          NODE_ENV: 'development',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk) => { stdout += String(chunk); });
-      child.stderr.on('data', (chunk) => { stderr += String(chunk); });
+      child.stdout.on('data', (chunk) => {
+        stdout += String(chunk);
+      });
+      child.stderr.on('data', (chunk) => {
+        stderr += String(chunk);
+      });
       child.once('error', reject);
       child.once('exit', (code) => resolve({ code, stdout, stderr }));
     });
@@ -234,7 +340,12 @@ describe('The seed and doctor command lines', () => {
     const healthy = await run('src/cli/doctor.ts', ['--json', '--segments', '2'], 'cli');
     expect(healthy.code, healthy.stderr).toBe(0);
     const report = JSON.parse(healthy.stdout) as DoctorReport;
-    expect(report).toMatchObject({ report: 'table-doctor', version: 1, summary: { errors: 0, exitCode: 0 }, totals: { items: seededByCli.counts.items } });
+    expect(report).toMatchObject({
+      report: 'table-doctor',
+      version: 1,
+      summary: { errors: 0, exitCode: 0 },
+      totals: { items: seededByCli.counts.items },
+    });
 
     await stack.doc.send(new PutCommand({ TableName: 'cli', Item: { PK: 'WIDGET#9', SK: 'WIDGET' } }));
     const sick = await run('src/cli/doctor.ts', [], 'cli');

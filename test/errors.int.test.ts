@@ -6,8 +6,12 @@ import { newId } from '../src/model';
 
 describe('internal errors in production', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack({ production: true }); });
-  afterAll(async () => { await stack?.close(); });
+  beforeAll(async () => {
+    stack = await startStack({ production: true });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   it('reach the client as a generic INTERNAL_SERVER_ERROR with a request id, never an engine message', async () => {
     const stop = stack.engine.faults.inject('*', () => errorResponse('InternalServerError', 'leveldb exploded at 127.0.0.1:1234'));
@@ -31,8 +35,12 @@ describe('internal errors in production', () => {
 
 describe('internal errors in development', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack({ production: false }); });
-  afterAll(async () => { await stack?.close(); });
+  beforeAll(async () => {
+    stack = await startStack({ production: false });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   it('carry INTERNAL_SERVER_ERROR and the request id, with details for the developer', async () => {
     const stop = stack.engine.faults.inject('*', () => errorResponse('InternalServerError', 'engine broke'));

@@ -19,10 +19,17 @@ const PLACE = `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { 
 const MOVE = `mutation($id: ID!, $status: OrderStatus!) { updateOrderStatus(id: $id, status: $status) { status } }`;
 const SCREEN = `query($id: ID!) { customer(id: $id) { name addresses { label city } orders(first: 10) { nodes { id totalCents } pageInfo { hasNextPage } } } }`;
 const address = (label: string) => ({ label, street: 'Calle 1', city: 'Madrid', postalCode: '28001', country: 'ES' });
-const lines = [{ sku: 'A-1', quantity: 2 }, { sku: 'B-2', quantity: 1 }];
+const lines = [
+  { sku: 'A-1', quantity: 2 },
+  { sku: 'B-2', quantity: 1 },
+];
 /** The catalog the orders are priced from: 2 × 500 + 1 × 250 = 1250. */
 async function stockCatalog(table: Table) {
-  for (const [sku, priceCents] of [['A-1', 500], ['B-2', 250]] as const) await putProduct(table, { sku, name: sku, priceCents, active: true });
+  for (const [sku, priceCents] of [
+    ['A-1', 500],
+    ['B-2', 250],
+  ] as const)
+    await putProduct(table, { sku, name: sku, priceCents, active: true });
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,13 +39,20 @@ describe('DynamoDB faults the server survives', () => {
     stack = await startStack();
     await stockCatalog(stack.table);
   });
-  afterAll(async () => { await stack?.close(); });
+  afterAll(async () => {
+    await stack?.close();
+  });
   afterEach(() => stack.engine.faults.clear());
 
   async function customerWithOrders(orders: number, status?: string) {
     const customer = dataOf(await stack.gql(CREATE, { input: { name: `C ${newId()}`, email: `${newId()}@example.com` } })).createCustomer;
     for (const label of ['home', 'work']) {
-      dataOf(await stack.gql('mutation($c: ID!, $a: AddressInput!) { putAddress(customerId: $c, input: $a) { label } }', { c: customer.id, a: address(label) }));
+      dataOf(
+        await stack.gql('mutation($c: ID!, $a: AddressInput!) { putAddress(customerId: $c, input: $a) { label } }', {
+          c: customer.id,
+          a: address(label),
+        }),
+      );
     }
     for (let i = 0; i < orders; i++) {
       const order = dataOf(await stack.gql(PLACE, { input: { customerId: customer.id, idempotencyKey: newId(), lines } })).placeOrder;
@@ -58,7 +72,9 @@ describe('DynamoDB faults the server survives', () => {
     expect(wire.map((r) => r.errorType ?? 'ok')).toEqual(['ThrottlingException', 'ThrottlingException', 'ok']);
 
     let exceeded = 0;
-    stack.engine.faults.inject('TransactWriteItems', () => (exceeded++ < 1 ? errorResponse('ProvisionedThroughputExceededException') : undefined));
+    stack.engine.faults.inject('TransactWriteItems', () =>
+      exceeded++ < 1 ? errorResponse('ProvisionedThroughputExceededException') : undefined,
+    );
     const created = await stack.measure(CREATE, { input: { name: 'Throttled', email: `${newId()}@example.com` } });
     expect(dataOf(created.response).createCustomer.name).toBe('Throttled');
     expect(created.wire.map((r) => r.errorType ?? 'ok')).toEqual(['ProvisionedThroughputExceededException', 'ok']);
@@ -69,14 +85,22 @@ describe('DynamoDB faults the server survives', () => {
     let conflicts = 0;
     stack.engine.faults.inject('TransactWriteItems', (request) => {
       if (conflicts++ > 0) return undefined;
-      const reasons = request.body.TransactItems.map((_: unknown, i: number) => (i === 1
-        ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }
-        : { Code: 'None' }));
-      return errorResponse('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r: { Code: string }) => r.Code).join(', ')}]`, { CancellationReasons: reasons });
+      const reasons = request.body.TransactItems.map((_: unknown, i: number) =>
+        i === 1 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
+      );
+      return errorResponse(
+        'TransactionCanceledException',
+        `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r: { Code: string }) => r.Code).join(', ')}]`,
+        { CancellationReasons: reasons },
+      );
     });
     const { response, wire } = await stack.measure(PLACE, { input: { customerId: customer.id, idempotencyKey: newId(), lines } });
     expect(dataOf(response).placeOrder).toMatchObject({ totalCents: 1250, lines: [{ lineNo: 1 }, { lineNo: 2 }] });
-    expect(wire.map((r) => `${r.operation}:${r.errorType ?? 'ok'}`)).toEqual(['BatchGetItem:ok', 'TransactWriteItems:TransactionCanceledException', 'TransactWriteItems:ok']);
+    expect(wire.map((r) => `${r.operation}:${r.errorType ?? 'ok'}`)).toEqual([
+      'BatchGetItem:ok',
+      'TransactWriteItems:TransactionCanceledException',
+      'TransactWriteItems:ok',
+    ]);
     expect(wire[2]!.body.TransactItems).toEqual(wire[1]!.body.TransactItems);
   });
 
@@ -101,7 +125,9 @@ describe('DynamoDB faults the server survives', () => {
   it('follows LastEvaluatedKey when a Query page stops short (as at 1 MB)', async () => {
     const customer = await customerWithOrders(12);
     const expected = dataOf(await stack.gql(SCREEN, { id: customer.id }));
-    stack.engine.faults.inject('Query', (request) => request.forward({ ...request.body, Limit: Math.min(request.body.Limit ?? Infinity, 4) }));
+    stack.engine.faults.inject('Query', (request) =>
+      request.forward({ ...request.body, Limit: Math.min(request.body.Limit ?? Infinity, 4) }),
+    );
     const { response, wire } = await stack.measure(SCREEN, { id: customer.id });
     expect(dataOf(response)).toEqual(expected);
     // 1 + 10 + 1 + 1 items at most, 4 a page.
@@ -125,7 +151,14 @@ describe('an engine that goes away and comes back', () => {
     const client = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
     await ensureTable(client, 'app');
     await stockCatalog(new Table('app', client));
-    server = await startServer({ table: new Table('app', client), authenticate: await testAuthenticator(), production: true, logger: pino({ level: 'silent' }), port: 0, host: '127.0.0.1' });
+    server = await startServer({
+      table: new Table('app', client),
+      authenticate: await testAuthenticator(),
+      production: true,
+      logger: pino({ level: 'silent' }),
+      port: 0,
+      host: '127.0.0.1',
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -149,7 +182,9 @@ describe('an engine that goes away and comes back', () => {
 
     engine = await startEngine({ path: dir, port });
     expect(await health('/ready')).toBe(200);
-    expect(dataOf(await gqlAt(server.url, `query($id: ID!) { customer(id: $id) { name } }`, { id: created.id }))).toEqual({ customer: { name: 'Durable' } });
+    expect(dataOf(await gqlAt(server.url, `query($id: ID!) { customer(id: $id) { name } }`, { id: created.id }))).toEqual({
+      customer: { name: 'Durable' },
+    });
   });
 
   it('loses nothing acknowledged when the on-disk engine restarts mid-run', async () => {
@@ -176,13 +211,17 @@ describe('an engine that goes away and comes back', () => {
       const read = dataOf(await gqlAt(server.url, `query($id: ID!) { order(id: $id) { id totalCents lines { lineNo } } }`, { id }));
       expect(read.order).toEqual({ id, totalCents: 1250, lines: [{ lineNo: 1 }, { lineNo: 2 }] });
     }
-    const listed = dataOf(await gqlAt(server.url, `query($id: ID!) { customer(id: $id) { orders(first: 100) { nodes { id } } } }`, { id: customer.id }));
+    const listed = dataOf(
+      await gqlAt(server.url, `query($id: ID!) { customer(id: $id) { orders(first: 100) { nodes { id } } } }`, { id: customer.id }),
+    );
     const listedIds = listed.customer.orders.nodes.map((n: { id: string }) => n.id);
     for (const id of acknowledged) expect(listedIds).toContain(id);
     // An order whose answer was lost may exist (the commit happened, the answer did not arrive);
     // it is then whole: every listed order has its header and lines.
     for (const { id } of listed.customer.orders.nodes) {
-      expect(dataOf(await gqlAt(server.url, `query($id: ID!) { order(id: $id) { lines { lineNo } } }`, { id })).order.lines).toHaveLength(2);
+      expect(dataOf(await gqlAt(server.url, `query($id: ID!) { order(id: $id) { lines { lineNo } } }`, { id })).order.lines).toHaveLength(
+        2,
+      );
     }
   });
 });
@@ -214,7 +253,9 @@ describe('server processes', () => {
   it('two processes make one order of one idempotency key', async () => {
     const customer = dataOf(await gqlAt(at(0), CREATE, { input: { name: 'Twice', email: `${newId()}@example.com` } })).createCustomer;
     const key = newId();
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => gqlAt(at(i), PLACE, { input: { customerId: customer.id, idempotencyKey: key, lines } })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => gqlAt(at(i), PLACE, { input: { customerId: customer.id, idempotencyKey: key, lines } })),
+    );
     expect(new Set(responses.map((r) => dataOf(r).placeOrder.id)).size).toBe(1);
     const listed = dataOf(await gqlAt(at(1), `query($id: ID!) { customer(id: $id) { orders { nodes { id } } } }`, { id: customer.id }));
     expect(listed.customer.orders.nodes).toHaveLength(1);
@@ -229,15 +270,21 @@ describe('server processes', () => {
     const detail = dataOf(await gqlAt(at(1), `query($id: ID!) { order(id: $id) { status } }`, { id: order.id })).order.status;
     const listed = dataOf(await gqlAt(at(0), `query($id: ID!) { customer(id: $id) { orders { nodes { status } } } }`, { id: customer.id }));
     expect(listed.customer.orders.nodes).toEqual([{ status: detail }]);
-    const byStatus = dataOf(await gqlAt(at(1), `query($s: OrderStatus!) { ordersByStatus(status: $s, first: 100) { nodes { id } } }`, { s: detail }));
+    const byStatus = dataOf(
+      await gqlAt(at(1), `query($s: OrderStatus!) { ordersByStatus(status: $s, first: 100) { nodes { id } } }`, { s: detail }),
+    );
     expect(byStatus.ordersByStatus.nodes).toContainEqual({ id: order.id });
   });
 
   it('finishes in-flight requests on SIGTERM and refuses new ones', async () => {
     const server = await startServerProcess(engine.endpoint);
-    const customer = dataOf(await gqlAt(server.url, CREATE, { input: { name: 'Graceful', email: `${newId()}@example.com` } })).createCustomer;
+    const customer = dataOf(
+      await gqlAt(server.url, CREATE, { input: { name: 'Graceful', email: `${newId()}@example.com` } }),
+    ).createCustomer;
     let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => { arrived = resolve; });
+    const arrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const stop = engine.faults.inject('GetItem', async (request) => {
       arrived();
       await sleep(500);
@@ -248,7 +295,9 @@ describe('server processes', () => {
       await arrival;
       server.child.kill('SIGTERM');
       await sleep(100);
-      await expect(fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).rejects.toThrow();
+      await expect(
+        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }),
+      ).rejects.toThrow();
       expect(dataOf(await inFlight)).toEqual({ customer: { name: 'Graceful' } });
       expect(await server.exited).toBe(0);
     } finally {

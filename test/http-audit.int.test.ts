@@ -8,8 +8,12 @@ import { startStack, type Stack } from './support/stack';
  * that fail are listed here and in the README, so a new failure shows up.
  */
 let stack: Stack;
-beforeAll(async () => { stack = await startStack({ production: true, introspectionInProduction: true }); });
-afterAll(async () => { await stack?.close(); });
+beforeAll(async () => {
+  stack = await startStack({ production: true, introspectionInProduction: true });
+});
+afterAll(async () => {
+  await stack?.close();
+});
 
 const audits = serverAudits({ url: () => stack.server.url, fetchFn: fetch });
 

@@ -14,9 +14,14 @@ import type { Item } from '../src/dynamo/table';
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-  await loadProducts(stack, [{ sku: 'KEY-1', priceCents: 500 }, { sku: 'KEY-2', priceCents: 700 }]);
+  await loadProducts(stack, [
+    { sku: 'KEY-1', priceCents: 500 },
+    { sku: 'KEY-2', priceCents: 700 },
+  ]);
 });
-afterAll(async () => { await stack?.close(); });
+afterAll(async () => {
+  await stack?.close();
+});
 
 const CREATE = `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email } }`;
 const BY_EMAIL = `query($email: String!) { customerByEmail(email: $email) { id email } }`;
@@ -43,8 +48,15 @@ describe('idempotency keys belong to the customer', () => {
     expect(orderB.customer).toEqual({ id: b });
     expect(orderB.id).not.toBe(orderA.id);
 
-    const records = (await stack.items()).filter((item) => String(item.PK).startsWith('IDEMPOTENCY#') && String(item.PK).endsWith(`#${key}`));
-    expect(records.map((r) => [r.PK, r.orderId]).sort()).toEqual([[`IDEMPOTENCY#${a}#${key}`, orderA.id], [`IDEMPOTENCY#${b}#${key}`, orderB.id]].sort());
+    const records = (await stack.items()).filter(
+      (item) => String(item.PK).startsWith('IDEMPOTENCY#') && String(item.PK).endsWith(`#${key}`),
+    );
+    expect(records.map((r) => [r.PK, r.orderId]).sort()).toEqual(
+      [
+        [`IDEMPOTENCY#${a}#${key}`, orderA.id],
+        [`IDEMPOTENCY#${b}#${key}`, orderB.id],
+      ].sort(),
+    );
 
     // Each customer's replay is its own order; another payload under B's key does not touch A's.
     expect(dataOf(await stack.gql(PLACE, { input: { idempotencyKey: key, lines } }, asA)).placeOrder).toEqual(orderA);
@@ -63,7 +75,10 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
     // Displayed as its NFKC form; keyed by the canonical form.
     expect(created.email).toBe(`K${local}@example.com`);
     const all = await stack.items();
-    expect(all.find((item) => item.PK === `CUSTOMER#${created.id}` && item.SK === 'PROFILE')).toMatchObject({ email: `K${local}@example.com`, GSI1PK: `EMAIL#${plain}` });
+    expect(all.find((item) => item.PK === `CUSTOMER#${created.id}` && item.SK === 'PROFILE')).toMatchObject({
+      email: `K${local}@example.com`,
+      GSI1PK: `EMAIL#${plain}`,
+    });
     expect(all.find((item) => item.PK === `EMAIL#${plain}`)).toMatchObject({ SK: 'EMAIL', customerId: created.id });
 
     const before = (await stack.items()).sort(byKey);
@@ -97,7 +112,10 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
   it('treats a change to another spelling of the same email as a display change: one UpdateItem, the keys stay', async () => {
     const local = `ate.${tag()}`;
     const id = await createCustomer(`k${local}@example.com`);
-    const measured = await stack.measure(`mutation($id: ID!, $email: String!) { updateCustomer(id: $id, input: { email: $email }) { email } }`, { id, email: `\u212A${local}@example.com` });
+    const measured = await stack.measure(
+      `mutation($id: ID!, $email: String!) { updateCustomer(id: $id, input: { email: $email }) { email } }`,
+      { id, email: `\u212A${local}@example.com` },
+    );
     expect(dataOf(measured.response).updateCustomer.email).toBe(`K${local}@example.com`);
     expect(operations(measured.wire)).toEqual(['GetItem', 'UpdateItem']);
     const guards = (await stack.items()).filter((item) => item.SK === 'EMAIL' && item.customerId === id);

@@ -34,9 +34,15 @@ async function npmStart(env: Record<string, string> = {}): Promise<NpmStart> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += String(chunk); });
-  child.stderr!.on('data', (chunk) => { output += String(chunk); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.stdout!.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not start:\n${output}`)), 45_000);
     child.stdout!.on('data', () => {
@@ -46,7 +52,10 @@ async function npmStart(env: Record<string, string> = {}): Promise<NpmStart> {
         resolve(match[1]!);
       }
     });
-    void exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`npm start exited with ${code}:\n${output}`)); });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${output}`));
+    });
   });
   return { child, url, exited, output: () => output };
 }
@@ -74,11 +83,14 @@ async function gone(url: string): Promise<boolean> {
 
 const modes = [
   ['in memory', () => ({})],
-  ['with DATA_DIR', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'npm-start-'));
-    dataDirs.push(dir);
-    return { DATA_DIR: dir };
-  }],
+  [
+    'with DATA_DIR',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+      dataDirs.push(dir);
+      return { DATA_DIR: dir };
+    },
+  ],
 ] as const;
 
 describe.each(modes)('npm start %s', (_name, env) => {

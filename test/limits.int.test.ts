@@ -7,12 +7,17 @@ import { dataOf, expectError } from './support/graphql';
 import { LIMITS } from '../src/limits';
 import { newId } from '../src/model';
 
-const SCREEN = 'id name email createdAt addresses { label street city postalCode country } orders(first: 20) { nodes { id placedAt status totalCents } }';
+const SCREEN =
+  'id name email createdAt addresses { label street city postalCode country } orders(first: 20) { nodes { id placedAt status totalCents } }';
 
 describe('abuse limits, enforced before execution', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack(); });
-  afterAll(async () => { await stack?.close(); });
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   /** Sends an operation and asserts it was refused as invalid without one DynamoDB request. */
   async function expectRefusedBeforeExecution(query: string, variables?: Record<string, unknown>, code = 'GRAPHQL_VALIDATION_FAILED') {
@@ -67,13 +72,17 @@ describe('abuse limits, enforced before execution', () => {
   });
 
   it('refuses oversized string input with BAD_USER_INPUT before any request', async () => {
-    const { response, wire } = await stack.measure('mutation($name: String!) { createCustomer(input: { name: $name, email: "a@example.com" }) { id } }', { name: 'x'.repeat(10_000) });
+    const { response, wire } = await stack.measure(
+      'mutation($name: String!) { createCustomer(input: { name: $name, email: "a@example.com" }) { id } }',
+      { name: 'x'.repeat(10_000) },
+    );
     expectError(response, 'BAD_USER_INPUT');
     expect(wire).toEqual([]);
   });
 
   it(`refuses more than ${LIMITS.maxMutationFields} root mutation fields before any write`, async () => {
-    const create = (n: number) => `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: createCustomer(input: { name: "M${i}", email: "${newId()}@example.com" }) { id }`).join(' ')} }`;
+    const create = (n: number) =>
+      `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: createCustomer(input: { name: "M${i}", email: "${newId()}@example.com" }) { id }`).join(' ')} }`;
     expect(await expectRefusedBeforeExecution(create(LIMITS.maxMutationFields + 1))).toMatch(/at most 3 mutation fields, this one holds 4/);
     expect(Object.keys(dataOf(await stack.gql(create(LIMITS.maxMutationFields))))).toHaveLength(LIMITS.maxMutationFields);
   });
@@ -100,8 +109,16 @@ describe('abuse limits, enforced before execution', () => {
     const sha = createHash('sha256').update(query).digest('hex');
     const send = (body: Record<string, unknown>) => post(stack.server.url, body);
     const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
-      [{ query, extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, 'PERSISTED_QUERY_HASH_MISMATCH', /not the SHA-256 of the query text/],
-      [{ extensions: { persistedQuery: { version: 1, sha256Hash: 'b'.repeat(64) } } }, 'PERSISTED_QUERY_NOT_FOUND', /PersistedQueryNotFound/],
+      [
+        { query, extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } },
+        'PERSISTED_QUERY_HASH_MISMATCH',
+        /not the SHA-256 of the query text/,
+      ],
+      [
+        { extensions: { persistedQuery: { version: 1, sha256Hash: 'b'.repeat(64) } } },
+        'PERSISTED_QUERY_NOT_FOUND',
+        /PersistedQueryNotFound/,
+      ],
       [{ extensions: { persistedQuery: { version: 2, sha256Hash: sha } } }, 'BAD_REQUEST', /version": 1/],
       [{ extensions: { persistedQuery: { version: 1, sha256Hash: 'not-a-hash' } } }, 'BAD_REQUEST', /64 hexadecimal digits/],
     ];
@@ -129,12 +146,18 @@ describe('abuse limits, enforced before execution', () => {
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
     let written = 0;
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        resolve(res.statusCode ?? 0);
-        res.resume();
-        req.destroy();
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          res.resume();
+          req.destroy();
+        },
+      );
+      req.on('error', (error) => {
+        if (written < 20 * chunk.length) return;
+        reject(error);
       });
-      req.on('error', (error) => { if (written < 20 * chunk.length) return; reject(error); });
       const pump = () => {
         while (written < 20 * chunk.length && !req.destroyed) {
           written += chunk.length;
@@ -149,7 +172,11 @@ describe('abuse limits, enforced before execution', () => {
   });
 
   it('refuses a declared Content-Length over the limit at once', async () => {
-    const res = await fetch(stack.server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ' '.repeat(LIMITS.maxBodyBytes + 1) });
+    const res = await fetch(stack.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: ' '.repeat(LIMITS.maxBodyBytes + 1),
+    });
     expect(res.status).toBe(413);
   });
 });
@@ -161,7 +188,9 @@ describe('production mode', () => {
     lines = [];
     production = await startStack({ production: true, log: (line) => lines.push(line) });
   });
-  afterAll(async () => { await production?.close(); });
+  afterAll(async () => {
+    await production?.close();
+  });
 
   it('serves no introspection and no landing page', async () => {
     const response = await production.gql('{ __schema { types { name } } }');
@@ -196,7 +225,9 @@ describe('production mode', () => {
   });
 
   it('logs each operation as JSON with request id, operation name, DynamoDB requests and duration', async () => {
-    const response = await production.gql(`query CustomerName { customer(id: "${newId()}") { name } }`, undefined, { 'x-request-id': 'req-42' });
+    const response = await production.gql(`query CustomerName { customer(id: "${newId()}") { name } }`, undefined, {
+      'x-request-id': 'req-42',
+    });
     expect(response.headers.get('x-request-id')).toBe('req-42');
     const line = lines.find((l) => l.msg === 'operation' && l.requestId === 'req-42');
     expect(line).toMatchObject({ level: 30, operationName: 'CustomerName', dynamodb: { requests: 1, waves: 1 }, errors: 0 });
@@ -206,8 +237,12 @@ describe('production mode', () => {
 
 describe('production mode with introspection and explain enabled', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack({ production: true, introspectionInProduction: true, explainInProduction: true }); });
-  afterAll(async () => { await stack?.close(); });
+  beforeAll(async () => {
+    stack = await startStack({ production: true, introspectionInProduction: true, explainInProduction: true });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   it('serves introspection and the plan when asked', async () => {
     expect(dataOf(await stack.gql('{ __schema { queryType { name } } }'))).toEqual({ __schema: { queryType: { name: 'Query' } } });
@@ -218,7 +253,10 @@ describe('production mode with introspection and explain enabled', () => {
 
   it('gives the plan to staff only: a customer asking for it gets none', async () => {
     const customerId = newId();
-    const asCustomer = await stack.gql(`{ customer(id: "${customerId}") { id } }`, undefined, { ...bearer(await tokens.customer(customerId)), 'x-explain': '1' });
+    const asCustomer = await stack.gql(`{ customer(id: "${customerId}") { id } }`, undefined, {
+      ...bearer(await tokens.customer(customerId)),
+      'x-explain': '1',
+    });
     expect(dataOf(asCustomer)).toEqual({ customer: null });
     expect(asCustomer.extensions?.dynamodb).toBeUndefined();
     expect(asCustomer.extensions?.cost).toBeUndefined();
@@ -229,6 +267,10 @@ describe('production mode with introspection and explain enabled', () => {
 
 /** POSTs a raw GraphQL-over-HTTP body as staff (persisted queries need more than `query`). */
 async function post(url: string, body: Record<string, unknown>): Promise<GraphQLResponse> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(await tokens.staff()) }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(await tokens.staff()) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, ...((await res.json()) as object) };
 }

@@ -42,7 +42,14 @@ beforeAll(async () => {
     spacingMinutes: 2 * 24 * 60,
     status: (n) => (n % 3 === 0 ? 'PAID' : 'DELIVERED'),
   });
-  other = await world.customer({ name: 'Other', addresses: 1, orders: 12, newest: '2026-10-14T00:00:00.000Z', spacingMinutes: 5 * 24 * 60, status: (n) => (n % 2 === 0 ? 'PAID' : 'PENDING') });
+  other = await world.customer({
+    name: 'Other',
+    addresses: 1,
+    orders: 12,
+    newest: '2026-10-14T00:00:00.000Z',
+    spacingMinutes: 5 * 24 * 60,
+    status: (n) => (n % 2 === 0 ? 'PAID' : 'PENDING'),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -95,7 +102,10 @@ function expectConsistent(page: Page): void {
 }
 
 /** Pages through a list with `first`, returning the pages; fails if it does not end. */
-async function pageThrough(fetchPage: (after: string | null) => Promise<{ page: Page; measured: Awaited<ReturnType<typeof stack.measure>> }>, maxPages: number) {
+async function pageThrough(
+  fetchPage: (after: string | null) => Promise<{ page: Page; measured: Awaited<ReturnType<typeof stack.measure>> }>,
+  maxPages: number,
+) {
   const pages: Array<{ page: Page; measured: Awaited<ReturnType<typeof stack.measure>> }> = [];
   let after: string | null = null;
   for (;;) {
@@ -231,7 +241,8 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
   const endCursorOf = async (customer: CustomerFixture, vars: { month?: string } = {}) =>
     (await ordersPage(customer, { first: 2, ...vars })).page.pageInfo.endCursor as string;
   const statusCursor = async (status: string) => (await statusPage(status, { first: 2 })).page.pageInfo.endCursor as string;
-  const base64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8').toString('base64url');
+  const base64url = (value: unknown) =>
+    Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8').toString('base64url');
   const summaryKeyOf = (order: OrderFixture) => ({ PK: `CUSTOMER#${order.customerId}`, SK: `ORDER#${order.placedAt}#${order.id}` });
 
   it.each([
@@ -239,12 +250,15 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
     ['garbage with characters outside base64url', () => '!!not a cursor!!'],
     ['an empty string', () => ''],
     ['base64url of JSON that is not a cursor', () => base64url({ PK: 'x' })],
-    ['a cursor of an unknown version', async () => base64url([2, ...JSON.parse(Buffer.from(await endCursorOf(many), 'base64url').toString('utf8')).slice(1)])],
+    [
+      'a cursor of an unknown version',
+      async () => base64url([2, ...JSON.parse(Buffer.from(await endCursorOf(many), 'base64url').toString('utf8')).slice(1)]),
+    ],
   ])('refuses a forged cursor: %s', async (_name, make) => {
     expectBadInput(await stack.measure(ORDERS, { id: many.customer.id, first: 5, after: await make() }));
   });
 
-  it('refuses a hand-made cursor in this customer\'s scope that names another collection\'s key', async () => {
+  it("refuses a hand-made cursor in this customer's scope that names another collection's key", async () => {
     const otherOrder = other.orders[0]!;
     const forged = base64url([1, `orders:${many.customer.id}:*`, summaryKeyOf(otherOrder)]);
     expectBadInput(await stack.measure(ORDERS, { id: many.customer.id, first: 5, after: forged }));
@@ -271,7 +285,11 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
   });
 
   /** A hand-made status cursor: `order` as the position of its shard, the other shards at their start. */
-  function statusPosition(order: { placedAt: string; id: string; customerId: string }, patch: (key: Record<string, string>) => void = () => {}, scope = `status:PAID:${STATUS_SHARDS}`) {
+  function statusPosition(
+    order: { placedAt: string; id: string; customerId: string },
+    patch: (key: Record<string, string>) => void = () => {},
+    scope = `status:PAID:${STATUS_SHARDS}`,
+  ) {
     const key: Record<string, string> = {};
     for (let shard = 0; shard < STATUS_SHARDS; shard++) key[`s${shard}`] = '';
     key[`s${shardOf(order.id)}`] = `${order.placedAt}#${order.id}|${order.customerId}`;
@@ -287,12 +305,25 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
     for (const cursor of [
       statusPosition(order, () => {}, `status:SHIPPED:${STATUS_SHARDS}`),
       statusPosition(order, () => {}, `status:PAID:${STATUS_SHARDS + 1}`),
-      statusPosition(order, (key) => { key[`s${other}`] = key[`s${own}`]!; key[`s${own}`] = ''; }),
-      statusPosition(order, (key) => { key[`s${own}`] = 'not-a-position|' + order.customerId; }),
-      statusPosition(order, (key) => { key[`s${own}`] = `${order.placedAt}#${order.id}`; }),
-      statusPosition(order, (key) => { key.extra = ''; }),
-      statusPosition(order, (key) => { delete key[`s${other}`]; }),
-      statusPosition(order, (key) => { key[`s${other}`] = 'done'; }),
+      statusPosition(order, (key) => {
+        key[`s${other}`] = key[`s${own}`]!;
+        key[`s${own}`] = '';
+      }),
+      statusPosition(order, (key) => {
+        key[`s${own}`] = 'not-a-position|' + order.customerId;
+      }),
+      statusPosition(order, (key) => {
+        key[`s${own}`] = `${order.placedAt}#${order.id}`;
+      }),
+      statusPosition(order, (key) => {
+        key.extra = '';
+      }),
+      statusPosition(order, (key) => {
+        delete key[`s${other}`];
+      }),
+      statusPosition(order, (key) => {
+        key[`s${other}`] = 'done';
+      }),
     ]) {
       expectBadInput(await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: cursor }));
     }
@@ -302,7 +333,9 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
     const order = world.ordersIn('PAID')[0]!;
     const own = shardOf(order.id);
     for (const customerId of ['not-an-id', '', `${order.customerId}#PROFILE`, order.customerId.toLowerCase()]) {
-      const cursor = statusPosition(order, (key) => { key[`s${own}`] = `${order.placedAt}#${order.id}|${customerId}`; });
+      const cursor = statusPosition(order, (key) => {
+        key[`s${own}`] = `${order.placedAt}#${order.id}|${customerId}`;
+      });
       expectBadInput(await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: cursor }));
     }
   });
@@ -327,8 +360,12 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
   });
 
   it('refuses bad window arguments given as literals in the query text', async () => {
-    expectBadInput(await stack.measure(`query($id: ID!) { customer(id: $id) { name orders(first: 0) { nodes { id } } } }`, { id: many.customer.id }));
-    expectBadInput(await stack.measure(`query($id: ID!) { customer(id: $id) { orders(month: "2026-9") { nodes { id } } } }`, { id: many.customer.id }));
+    expectBadInput(
+      await stack.measure(`query($id: ID!) { customer(id: $id) { name orders(first: 0) { nodes { id } } } }`, { id: many.customer.id }),
+    );
+    expectBadInput(
+      await stack.measure(`query($id: ID!) { customer(id: $id) { orders(month: "2026-9") { nodes { id } } } }`, { id: many.customer.id }),
+    );
     expectBadInput(await stack.measure(`{ ordersByStatus(status: PAID, first: 101) { nodes { id } } }`));
   });
 

@@ -16,12 +16,17 @@ import { ANONYMOUS, quotaKey } from '../src/auth/principal';
 const STATUS_PAGE = '{ ordersByStatus(status: PAID, first: 100) { nodes { id } } }';
 /** A staff token of its own subject: a principal with fresh buckets. */
 const staffAs = async (subject: string) => bearer(await tokens.signed({ sub: `${subject}-${newId()}`, 'cognito:groups': ['staff'] }));
-const createThree = () => `mutation { ${[0, 1, 2].map((i) => `c${i}: createCustomer(input: { name: "Q${i}", email: "${newId()}@example.com" }) { id }`).join(' ')} }`;
+const createThree = () =>
+  `mutation { ${[0, 1, 2].map((i) => `c${i}: createCustomer(input: { name: "Q${i}", email: "${newId()}@example.com" }) { id }`).join(' ')} }`;
 
 describe('quotas per principal', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack({ quotas: { readsPerMinute: 1000, writesPerMinute: 10 } }); });
-  afterAll(async () => { await stack?.close(); });
+  beforeAll(async () => {
+    stack = await startStack({ quotas: { readsPerMinute: 1000, writesPerMinute: 10 } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   function expectRateLimited(response: GraphQLResponse, quota: 'read' | 'write') {
     expect(response.status).toBe(429);
@@ -43,7 +48,9 @@ describe('quotas per principal', () => {
     expect(admitted.response.extensions?.cost?.estimate).toBe(542);
     const refused = await stack.measure(STATUS_PAGE, undefined, a);
     expectRateLimited(refused.response, 'read');
-    expect(refused.response.errors![0]!.message).toMatch(/^Read quota exceeded: this operation needs 542 read cost units of 1000 a minute; retry in \d+ s$/);
+    expect(refused.response.errors![0]!.message).toMatch(
+      /^Read quota exceeded: this operation needs 542 read cost units of 1000 a minute; retry in \d+ s$/,
+    );
     expect(refused.wire).toEqual([]);
     // Another principal has a bucket of its own.
     expect(dataOf(await stack.gql(STATUS_PAGE, undefined, await staffAs('reader-b'))).ordersByStatus.nodes).toEqual([]);
@@ -57,7 +64,9 @@ describe('quotas per principal', () => {
     const before = (await stack.items()).length;
     const refused = await stack.measure(createThree(), undefined, writer);
     expectRateLimited(refused.response, 'write');
-    expect(refused.response.errors![0]!.message).toMatch(/^Write quota exceeded: this operation needs 6 items written of 10 a minute; retry in \d+ s$/);
+    expect(refused.response.errors![0]!.message).toMatch(
+      /^Write quota exceeded: this operation needs 6 items written of 10 a minute; retry in \d+ s$/,
+    );
     expect(refused.wire).toEqual([]);
     expect((await stack.items()).length).toBe(before);
     expect(Object.keys(dataOf(await stack.gql(createThree(), undefined, await staffAs('writer-b'))))).toHaveLength(3);
@@ -74,7 +83,9 @@ describe('quotas per principal', () => {
       const response = await small.measure(STATUS_PAGE);
       expect(response.response.status).toBe(429);
       expectError(response.response, 'RATE_LIMITED');
-      expect(response.response.errors![0]!.message).toMatch(/needs 542 read cost units, more than a whole minute's read quota of 100: it can never pass/);
+      expect(response.response.errors![0]!.message).toMatch(
+        /needs 542 read cost units, more than a whole minute's read quota of 100: it can never pass/,
+      );
       expect(response.response.headers.get('retry-after')).toBeNull();
       expect(response.wire).toEqual([]);
     } finally {
@@ -86,7 +97,12 @@ describe('quotas per principal', () => {
 describe('token buckets', () => {
   const clock = () => {
     let now = 1_000_000;
-    return { now: () => now, advance: (ms: number) => { now += ms; } };
+    return {
+      now: () => now,
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
   };
 
   it('hold a minute, refill continuously and say when enough is back', () => {

@@ -1,8 +1,10 @@
 /**
- * The request budget of the brief ("Single-query reads"), one row at a time, measured on the wire:
- * each test counts the DynamoDB requests that reached the engine, reads the waves from the explain
- * extension (which must agree with the wire), and compares the whole GraphQL `data` with the
- * fixture it loaded.
+ * The request budget of the brief ("Single-query reads") for customer reads, one row at a time,
+ * measured on the wire: the customer screen and its parts, one customer asked for several times in
+ * one operation, and several customers in one operation. Each test counts the DynamoDB requests
+ * that reached the engine, reads the waves from the explain extension (which must agree with the
+ * wire), and compares the whole GraphQL `data` with the fixture it loaded. Order reads are in
+ * read-budget-orders.int.test.ts; the shared customers are in support/read-world.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
@@ -12,71 +14,28 @@ import {
   costOf,
   expectBudget,
   expectExplainAgrees,
-  LINE_FIELDS,
-  linesData,
-  minutesBefore,
   ORDER_FIELDS,
   orderData,
-  profileData,
-  World,
   type CustomerFixture,
 } from './support/fixtures';
-import { MAX_ADDRESSES, newId, STATUS_SHARDS } from '../src/model';
+import { loadReadWorld, SCREEN, screenData } from './support/read-world';
+import { MAX_ADDRESSES, newId } from '../src/model';
 
 let stack: Stack;
-let world: World;
-
-// Customers shared by the suite (loaded once; reads never change them).
-let ana: CustomerFixture; // 2 addresses, 30 orders over Aug-Sep 2026
-let big: CustomerFixture; // 10 addresses, 10,000 orders
-let peer: CustomerFixture; // 10 addresses, 25 orders: just past one page, like `big`
-let small: CustomerFixture; // 10 addresses, 10 orders
-let crowd: CustomerFixture[]; // 5 customers for the K-customers row
-let payers: CustomerFixture[]; // 4 customers whose PAID orders interleave in time
+let ana: CustomerFixture;
+let big: CustomerFixture;
+let peer: CustomerFixture;
+let small: CustomerFixture;
+let crowd: CustomerFixture[];
 
 beforeAll(async () => {
   stack = await startStack();
-  world = new World(stack);
-  ana = await world.customer({ name: 'Ana García', addresses: 2, orders: 30, newest: '2026-09-20T10:00:00.000Z', spacingMinutes: 36 * 60 });
-  big = await world.customer({ name: 'Big Buyer', addresses: MAX_ADDRESSES, orders: 10_000, newest: '2026-09-29T00:00:00.000Z', spacingMinutes: 7, detail: false, status: () => 'DELIVERED' });
-  peer = await world.customer({ name: 'Peer', addresses: MAX_ADDRESSES, orders: 25, detail: false });
-  small = await world.customer({ name: 'Small', addresses: MAX_ADDRESSES, orders: 10, detail: false });
-  crowd = [];
-  for (let i = 0; i < 5; i++) crowd.push(await world.customer({ name: `Crowd ${i}`, addresses: 1 + i, orders: 3 + 2 * i, newest: `2026-0${5 + (i % 4)}-1${i}T08:00:00.000Z` }));
-  payers = [];
-  for (let i = 0; i < 4; i++) {
-    payers.push(await world.customer({
-      name: `Payer ${i}`,
-      addresses: 1,
-      orders: 15,
-      newest: minutesBefore('2026-10-01T00:00:00.000Z', i * 13),
-      spacingMinutes: 61,
-      status: () => 'PAID',
-      detail: false,
-    }));
-  }
+  ({ ana, big, peer, small, crowd } = await loadReadWorld(stack));
 }, 180_000);
 
 afterAll(async () => {
   await stack?.close();
 });
-
-const SCREEN = /* GraphQL */ `
-  query Screen($id: ID!) {
-    customer(id: $id) {
-      id name email createdAt
-      addresses { ${ADDRESS_FIELDS} }
-      orders(first: 20) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage } }
-    }
-  }`;
-
-function screenData(fixture: CustomerFixture, first = 20) {
-  return {
-    ...profileData(fixture.customer),
-    addresses: fixture.addresses,
-    orders: { nodes: fixture.orders.slice(0, first).map(orderData), pageInfo: { hasNextPage: fixture.orders.length > first } },
-  };
-}
 
 describe('the customer screen', () => {
   it('serves profile, addresses and the latest 20 orders with one Query', async () => {
@@ -119,7 +78,9 @@ describe('the customer screen', () => {
   });
 
   it('serves the addresses alone with one Query that reads no orders', async () => {
-    const measured = await stack.measure(`query($id: ID!) { customer(id: $id) { addresses { ${ADDRESS_FIELDS} } } }`, { id: big.customer.id });
+    const measured = await stack.measure(`query($id: ID!) { customer(id: $id) { addresses { ${ADDRESS_FIELDS} } } }`, {
+      id: big.customer.id,
+    });
     expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
     expect(measured.response.data).toEqual({ customer: { addresses: big.addresses } });
     expect(costOf(measured).items).toBeLessThanOrEqual(1 + MAX_ADDRESSES);
@@ -145,7 +106,9 @@ describe('the customer screen', () => {
     );
     expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
     const inMonth = big.orders.filter((order) => order.placedAt.startsWith(month));
-    expect(measured.response.data).toEqual({ customer: { orders: { nodes: inMonth.slice(0, 10).map(orderData), pageInfo: { hasNextPage: true } } } });
+    expect(measured.response.data).toEqual({
+      customer: { orders: { nodes: inMonth.slice(0, 10).map(orderData), pageInfo: { hasNextPage: true } } },
+    });
     expect(costOf(measured).items).toBe(11);
   });
 
@@ -183,10 +146,9 @@ describe('the customer screen', () => {
 
 describe('one customer asked for several times in one operation', () => {
   it('reads a customer under two aliases as one', async () => {
-    const measured = await stack.measure(
-      `query($id: ID!) { a: customer(id: $id) { name } b: customer(id: $id) { addresses { label } } }`,
-      { id: ana.customer.id },
-    );
+    const measured = await stack.measure(`query($id: ID!) { a: customer(id: $id) { name } b: customer(id: $id) { addresses { label } } }`, {
+      id: ana.customer.id,
+    });
     expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
     expect(measured.response.data).toEqual({
       a: { name: ana.customer.name },
@@ -231,11 +193,20 @@ describe('one customer asked for several times in one operation', () => {
     ['profile | addresses', '{ name }', `{ addresses { ${ADDRESS_FIELDS} } }`],
     ['profile | latest orders', '{ name email }', `{ orders(first: 20) { nodes { id } } }`],
     ['addresses | latest orders', `{ addresses { label } }`, `{ orders(first: 3) { nodes { id } } }`],
-    ['screen | screen', `{ name addresses { label } orders(first: 5) { nodes { id } } }`, `{ name addresses { label } orders(first: 5) { nodes { id } } }`],
+    [
+      'screen | screen',
+      `{ name addresses { label } orders(first: 5) { nodes { id } } }`,
+      `{ name addresses { label } orders(first: 5) { nodes { id } } }`,
+    ],
     ['profile | one month', '{ name }', `{ orders(month: "2026-09", first: 5) { nodes { id } } }`],
   ])('costs the same under two aliases as in one field (%s)', async (_name, left, right) => {
-    const aliased = await stack.measure(`query($id: ID!) { a: customer(id: $id) ${left} b: customer(id: $id) ${right} }`, { id: big.customer.id });
-    const merged = await stack.measure(`query($id: ID!) { customer(id: $id) { ...L ...R } } fragment L on Customer ${left} fragment R on Customer ${right}`, { id: big.customer.id });
+    const aliased = await stack.measure(`query($id: ID!) { a: customer(id: $id) ${left} b: customer(id: $id) ${right} }`, {
+      id: big.customer.id,
+    });
+    const merged = await stack.measure(
+      `query($id: ID!) { customer(id: $id) { ...L ...R } } fragment L on Customer ${left} fragment R on Customer ${right}`,
+      { id: big.customer.id },
+    );
     expect(aliased.response.errors).toBeUndefined();
     expect(merged.response.errors).toBeUndefined();
     expectExplainAgrees(aliased);
@@ -285,7 +256,9 @@ describe('one customer asked for several times in one operation', () => {
 
     const noOrders = await stack.measure(query, { id: big.customer.id, withAddresses: true, skipOrders: true });
     expectBudget(noOrders, { requests: 1, waves: 1, operations: ['Query'] });
-    expect(noOrders.response.data).toEqual({ customer: { name: big.customer.name, addresses: big.addresses.map(({ label }) => ({ label })) } });
+    expect(noOrders.response.data).toEqual({
+      customer: { name: big.customer.name, addresses: big.addresses.map(({ label }) => ({ label })) },
+    });
     expect(costOf(noOrders).items).toBe(1 + MAX_ADDRESSES);
 
     const nameOnly = await stack.measure(query, { id: big.customer.id, withAddresses: false, skipOrders: true });
@@ -329,7 +302,9 @@ describe('several customers in one operation', () => {
       Object.fromEntries(crowd.map((fixture, i) => [`id${i}`, fixture.customer.id])),
     );
     expectBudget(measured, { requests: 1, waves: 1, operations: ['BatchGetItem'] });
-    expect(measured.response.data).toEqual(Object.fromEntries(crowd.map((fixture, i) => [`c${i}`, { id: fixture.customer.id, name: fixture.customer.name }])));
+    expect(measured.response.data).toEqual(
+      Object.fromEntries(crowd.map((fixture, i) => [`c${i}`, { id: fixture.customer.id, name: fixture.customer.name }])),
+    );
   });
 
   it('answers a missing customer among present ones with null, in the same wave', async () => {
@@ -339,100 +314,9 @@ describe('several customers in one operation', () => {
       { a: first.customer.id, b: newId() },
     );
     expectBudget(measured, { requests: 2, waves: 1, operations: ['Query', 'Query'] });
-    expect(measured.response.data).toEqual({ a: { name: first.customer.name, addresses: first.addresses.map(({ label }) => ({ label })) }, b: null });
-  });
-});
-
-describe('order detail', () => {
-  const order = () => ana.orders[3]!;
-
-  it('serves header and lines with one Query', async () => {
-    const measured = await stack.measure(
-      `query($id: ID!) { order(id: $id) { ${ORDER_FIELDS} lines { ${LINE_FIELDS} } } }`,
-      { id: order().id },
-    );
-    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
-    expect(measured.response.data).toEqual({ order: { ...orderData(order()), lines: linesData(order()) } });
-  });
-
-  it("adds the order's customer (name and addresses) with a second request in a second wave", async () => {
-    const measured = await stack.measure(
-      `query($id: ID!) { order(id: $id) { ${ORDER_FIELDS} lines { ${LINE_FIELDS} } customer { name addresses { ${ADDRESS_FIELDS} } } } }`,
-      { id: order().id },
-    );
-    expectBudget(measured, { requests: 2, waves: 2 });
     expect(measured.response.data).toEqual({
-      order: { ...orderData(order()), lines: linesData(order()), customer: { name: ana.customer.name, addresses: ana.addresses } },
+      a: { name: first.customer.name, addresses: first.addresses.map(({ label }) => ({ label })) },
+      b: null,
     });
-  });
-
-  it('reads one order asked for under two aliases once', async () => {
-    const measured = await stack.measure(
-      `query($id: ID!) { a: order(id: $id) { status } b: order(id: $id) { lines { lineNo } } }`,
-      { id: order().id },
-    );
-    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
-    expect(measured.response.data).toEqual({ a: { status: order().status }, b: { lines: order().lines.map(({ lineNo }) => ({ lineNo })) } });
-  });
-
-  it('answers a missing order with null and one request', async () => {
-    const measured = await stack.measure(`query($id: ID!) { order(id: $id) { id lines { lineNo } } }`, { id: newId() });
-    expectBudget(measured, { requests: 1, waves: 1, operations: ['Query'] });
-    expect(measured.response.data).toEqual({ order: null });
-  });
-});
-
-describe("a customer's latest orders with their lines", () => {
-  it('costs one Query for the orders, then one per order, in two waves', async () => {
-    const measured = await stack.measure(
-      `query($id: ID!) { customer(id: $id) { orders(first: 5) { nodes { id lines { ${LINE_FIELDS} } } } } }`,
-      { id: ana.customer.id },
-    );
-    expectBudget(measured, { requests: 6, waves: 2, operations: Array(6).fill('Query') });
-    expect(measured.response.data).toEqual({
-      customer: { orders: { nodes: ana.orders.slice(0, 5).map((order) => ({ id: order.id, lines: linesData(order) })) } },
-    });
-    const explained = measured.response.extensions?.dynamodb.requests as Array<{ wave: number }>;
-    expect(explained.map((r) => r.wave).sort()).toEqual([1, 2, 2, 2, 2, 2]);
-  });
-});
-
-describe('orders by status', () => {
-  it("serves a page of PAID orders and their customers' names with a Query on GSI1 and one BatchGetItem", async () => {
-    const measured = await stack.measure(
-      `{ ordersByStatus(status: PAID, first: 50) { nodes { id customer { name } } pageInfo { hasNextPage } } }`,
-    );
-    // One Query per shard of the status index in one wave, then one BatchGetItem.
-    expectBudget(measured, { requests: STATUS_SHARDS + 1, waves: 2, operations: [...Array(STATUS_SHARDS).fill('Query'), 'BatchGetItem'] });
-    const paid = world.ordersIn('PAID');
-    expect(paid.length).toBeGreaterThan(50);
-    const page = paid.slice(0, 50);
-    expect(new Set(page.map((order) => order.customerId)).size).toBe(payers.length);
-    expect(measured.response.data).toEqual({
-      ordersByStatus: {
-        nodes: page.map((order) => ({ id: order.id, customer: { name: world.customerOf(order).name } })),
-        pageInfo: { hasNextPage: true },
-      },
-    });
-    const [query] = measured.wire;
-    expect(query?.body.IndexName).toBe('GSI1');
-    expect(measured.response.extensions?.dynamodb.requests[0].index).toBe('GSI1');
-  });
-
-  it('serves the orders alone from the index with one Query per shard, in one wave', async () => {
-    const measured = await stack.measure(`{ ordersByStatus(status: PAID, first: 7) { nodes { ${ORDER_FIELDS} } } }`);
-    expectBudget(measured, { requests: STATUS_SHARDS, waves: 1, operations: Array(STATUS_SHARDS).fill('Query') });
-    expect(measured.response.data).toEqual({ ordersByStatus: { nodes: world.ordersIn('PAID').slice(0, 7).map(orderData) } });
-  });
-});
-
-describe('the explain extension', () => {
-  it('lists each request with its wave, items and key condition, matching the wire', async () => {
-    const measured = await stack.measure(SCREEN, { id: ana.customer.id });
-    expectExplainAgrees(measured);
-    const [request] = measured.response.extensions?.dynamodb.requests;
-    expect(request).toMatchObject({ operation: 'Query', index: null, wave: 1, items: 1 + MAX_ADDRESSES + 20 + 1 }); // Ana has 2 addresses and 30 orders
-    expect(request.keyCondition).toContain(`CUSTOMER#${ana.customer.id}`);
-    expect(measured.wire[0]?.body.KeyConditionExpression).toBeDefined();
   });
 });

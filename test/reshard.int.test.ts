@@ -25,14 +25,17 @@ const unsharded = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `S
 const wrongShard = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `STATUS#${order.status}#99` });
 
 const PAGE = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id status totalCents customer { name } } } }`;
-const expected = (status: string) => orders.filter((o) => o.status === status).map((o) => ({ id: o.id, status, totalCents: o.totalCents, customer: { name: 'Early' } }));
+const expected = (status: string) =>
+  orders.filter((o) => o.status === status).map((o) => ({ id: o.id, status, totalCents: o.totalCents, customer: { name: 'Early' } }));
 
 beforeAll(async () => {
   stack = await startStack();
   // Half as the unsharded layout wrote them, half on a shard that no longer exists.
   await stack.load([customerToItem(customer), ...orders.map((order, i) => (i % 2 === 0 ? unsharded(order) : wrongShard(order)))]);
 });
-afterAll(async () => { await stack?.close(); });
+afterAll(async () => {
+  await stack?.close();
+});
 
 describe('migration 0002: the status index shard keys', () => {
   it('makes summaries written unsharded or on another shard count reachable, and changes nothing else', async () => {
@@ -74,7 +77,11 @@ describe('migration 0002: the status index shard keys', () => {
       rewrite: {
         key: { PK: `CUSTOMER#${customer.id}`, SK: `ORDER#${order.placedAt}#${order.id}` },
         set: { GSI1PK: statusKeys.ofOrder(order).GSI1PK },
-        condition: { expression: '#status = :status AND GSI1PK = :was', names: { '#status': 'status' }, values: { ':status': order.status, ':was': `STATUS#${order.status}#99` } },
+        condition: {
+          expression: '#status = :status AND GSI1PK = :was',
+          names: { '#status': 'status' },
+          values: { ':status': order.status, ':was': `STATUS#${order.status}#99` },
+        },
       },
     });
   });

@@ -93,7 +93,11 @@ describe('Seeding a table with generated data', () => {
         expect(addresses.length).toBeLessThanOrEqual(4);
         // As putAddress leaves it: the profile's label set names exactly its addresses.
         expect([...((profile.addressLabels as Set<string> | undefined) ?? [])].sort()).toEqual(addresses.map((a) => a.label).sort());
-        expect(items.some((item) => item.type === 'EMAIL' && item.customerId === profile.id && item.PK === `EMAIL#${String(profile.email).toLowerCase()}`)).toBe(true);
+        expect(
+          items.some(
+            (item) => item.type === 'EMAIL' && item.customerId === profile.id && item.PK === `EMAIL#${String(profile.email).toLowerCase()}`,
+          ),
+        ).toBe(true);
       }
       const headers = new Map(items.filter((item) => item.type === 'ORDER_HEADER').map((item) => [item.id, item]));
       for (const summary of items.filter((item) => item.type === 'ORDER')) {
@@ -107,7 +111,12 @@ describe('Seeding a table with generated data', () => {
       // Every line is of a catalogue product, at its price: placeOrder would have charged the same.
       const catalogue = new Map(items.filter((item) => item.type === 'PRODUCT').map((item) => [item.sku, item]));
       for (const line of items.filter((item) => item.type === 'LINE')) {
-        expect(catalogue.get(line.sku)).toMatchObject({ PK: 'CATALOG', SK: `PRODUCT#${String(line.sku)}`, priceCents: line.unitPriceCents, active: true });
+        expect(catalogue.get(line.sku)).toMatchObject({
+          PK: 'CATALOG',
+          SK: `PRODUCT#${String(line.sku)}`,
+          priceCents: line.unitPriceCents,
+          active: true,
+        });
       }
     } finally {
       await target.close();
@@ -131,7 +140,9 @@ describe('Seeding a table with generated data', () => {
       const isCatalog = (item: Item) => item.PK === 'CATALOG';
       expect(other!.filter(isCatalog)).toEqual(first!.filter(isCatalog));
       expect(other!.filter((item) => !isCatalog(item) && keys.has(`${String(item.PK)}|${String(item.SK)}`))).toEqual([]);
-      expect(other!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id)).not.toEqual(first!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id));
+      expect(other!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id)).not.toEqual(
+        first!.filter((item) => item.type === 'CUSTOMER').map((item) => item.id),
+      );
     } finally {
       await Promise.all(tables.map((t) => t.close()));
     }
@@ -164,7 +175,9 @@ describe('Seeding a table with generated data', () => {
   });
 
   it('spreads statuses over the whole status machine, recent orders early in it and old ones at its end', () => {
-    const orders = [...seededCustomers({ customers: 200, orders: 5000, seed: 'statuses', until: '2026-09-30T00:00:00.000Z' })].flatMap((c) => c.orders);
+    const orders = [...seededCustomers({ customers: 200, orders: 5000, seed: 'statuses', until: '2026-09-30T00:00:00.000Z' })].flatMap(
+      (c) => c.orders,
+    );
     const counts = countBy(orders, (order) => order.status);
     for (const status of ORDER_STATUSES) expect(counts[status], status).toBeGreaterThan(0);
     const ageDays = (placedAt: string) => (Date.parse('2026-09-30T00:00:00.000Z') - Date.parse(placedAt)) / 86_400_000;
@@ -199,7 +212,9 @@ describe('Seeding a table with generated data', () => {
       const result = await seed(target, { customers: 10, orders: 120, seed: 'partial', concurrency: 3 });
       expect(result.write.retries).toBeGreaterThan(0);
       expect(result.write.unprocessed).toBeGreaterThan(0);
-      expect((await scanAll(target.table)).sort(byKey)).toEqual([...seedItems({ customers: 10, orders: 120, seed: 'partial' })].sort(byKey));
+      expect((await scanAll(target.table)).sort(byKey)).toEqual(
+        [...seedItems({ customers: 10, orders: 120, seed: 'partial' })].sort(byKey),
+      );
     } finally {
       await target.close();
     }
@@ -243,7 +258,12 @@ describe('Seeded data served over GraphQL', () => {
   });
 
   const ORDER = 'id placedAt status totalCents';
-  const orderData = (order: SeededCustomer['orders'][number]) => ({ id: order.id, placedAt: order.placedAt, status: order.status, totalCents: order.totalCents });
+  const orderData = (order: SeededCustomer['orders'][number]) => ({
+    id: order.id,
+    placedAt: order.placedAt,
+    status: order.status,
+    totalCents: order.totalCents,
+  });
 
   it('stores each entity with exactly the attributes the write path gives it', async () => {
     // The same entities, written by the product's own mutations.
@@ -260,18 +280,24 @@ describe('Seeded data served over GraphQL', () => {
     expect(written.errors).toBeUndefined();
     const orderId = written.data.placeOrder.id as string;
     const all = await stack.items();
-    const mine = (item: Item) => item.PK === `CUSTOMER#${customerId}` || item.PK === `ORDER#${orderId}` || item.customerId === customerId || item.SK === 'PRODUCT#WRITE-PATH-1';
+    const mine = (item: Item) =>
+      item.PK === `CUSTOMER#${customerId}` ||
+      item.PK === `ORDER#${orderId}` ||
+      item.customerId === customerId ||
+      item.SK === 'PRODUCT#WRITE-PATH-1';
     const shapeOf = (items: Item[]) => {
       const shapes: Record<string, string[]> = {};
       for (const item of items) shapes[entityOf(item)?.type ?? 'UNKNOWN'] ??= Object.keys(item).sort();
       return shapes;
     };
-    const seededWithAddresses = [...seedItems(options)].filter((item) => item.PK === `CUSTOMER#${customers.find((c) => c.addresses.length > 0)!.customer.id}` || item.type !== 'CUSTOMER');
+    const seededWithAddresses = [...seedItems(options)].filter(
+      (item) => item.PK === `CUSTOMER#${customers.find((c) => c.addresses.length > 0)!.customer.id}` || item.type !== 'CUSTOMER',
+    );
     // (placeOrder's idempotency record is not among them: the seed leaves those out, see seed-data.ts.)
     expect(shapeOf(seededWithAddresses)).toEqual(shapeOf(all.filter(mine)));
   });
 
-  it('serves the busiest customer\'s screen: profile, addresses and the newest orders first, in one request', async () => {
+  it("serves the busiest customer's screen: profile, addresses and the newest orders first, in one request", async () => {
     const busiest = [...customers].sort((a, b) => b.orders.length - a.orders.length)[0]!;
     expect(busiest.orders.length).toBeGreaterThan(100);
     const measured = await stack.measure(

@@ -22,7 +22,9 @@ beforeAll(async () => {
   }
   await stack.load([customerToItem(customer), ...orders.map(summaryToItem)]);
 });
-afterAll(async () => { await stack?.close(); });
+afterAll(async () => {
+  await stack?.close();
+});
 
 const PAGE = `query($first: Int, $after: String) { ordersByStatus(status: CANCELLED, first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`;
 

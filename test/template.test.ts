@@ -16,18 +16,51 @@ import { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** CloudFormation's short-form intrinsics (`!Ref X`, `!GetAtt A.B`, `!Sub '…'`), in their long form. */
-const INTRINSICS = ['Ref', 'Condition', 'GetAtt', 'Sub', 'Join', 'If', 'Equals', 'Not', 'And', 'Or', 'Select', 'Split', 'FindInMap', 'GetAZs', 'ImportValue', 'Base64', 'Cidr'];
+const INTRINSICS = [
+  'Ref',
+  'Condition',
+  'GetAtt',
+  'Sub',
+  'Join',
+  'If',
+  'Equals',
+  'Not',
+  'And',
+  'Or',
+  'Select',
+  'Split',
+  'FindInMap',
+  'GetAZs',
+  'ImportValue',
+  'Base64',
+  'Cidr',
+];
 const longName = (name: string) => (name === 'Ref' || name === 'Condition' ? name : `Fn::${name}`);
 const cloudFormationTags: Tags = INTRINSICS.flatMap((name) => [
   {
     tag: `!${name}`,
-    resolve: (value: string) => ({ [longName(name)]: name === 'GetAtt' ? [value.slice(0, value.indexOf('.')), value.slice(value.indexOf('.') + 1)] : value }),
+    resolve: (value: string) => ({
+      [longName(name)]: name === 'GetAtt' ? [value.slice(0, value.indexOf('.')), value.slice(value.indexOf('.') + 1)] : value,
+    }),
   },
-  { tag: `!${name}`, collection: 'seq' as const, resolve: (value: unknown) => ({ [longName(name)]: isSeq(value) ? value.toJSON() : value }) },
-  { tag: `!${name}`, collection: 'map' as const, resolve: (value: unknown) => ({ [longName(name)]: isMap(value) ? value.toJSON() : value }) },
+  {
+    tag: `!${name}`,
+    collection: 'seq' as const,
+    resolve: (value: unknown) => ({ [longName(name)]: isSeq(value) ? value.toJSON() : value }),
+  },
+  {
+    tag: `!${name}`,
+    collection: 'map' as const,
+    resolve: (value: unknown) => ({ [longName(name)]: isMap(value) ? value.toJSON() : value }),
+  },
 ]);
 
-interface Resource { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; Condition?: string }
+interface Resource {
+  Type: string;
+  Properties: Record<string, any>;
+  Metadata?: Record<string, any>;
+  Condition?: string;
+}
 interface Template {
   Parameters: Record<string, { Type: string; Default?: unknown; MinValue?: number; AllowedValues?: string[] }>;
   Conditions: Record<string, unknown>;
@@ -47,7 +80,8 @@ const functions = resourcesOf('AWS::Serverless::Function');
 const [functionId, fn] = functions[0] ?? ['', { Type: '', Properties: {} }];
 const expected = tableDefinition('app');
 
-const byName = <T extends { AttributeName?: string | undefined }>(list: readonly T[] = []) => [...list].sort((a, b) => String(a.AttributeName).localeCompare(String(b.AttributeName)));
+const byName = <T extends { AttributeName?: string | undefined }>(list: readonly T[] = []) =>
+  [...list].sort((a, b) => String(a.AttributeName).localeCompare(String(b.AttributeName)));
 const sorted = (list: readonly string[] = []) => [...list].sort();
 
 describe('the table in template.yaml is the table table:create makes', () => {
@@ -61,14 +95,15 @@ describe('the table in template.yaml is the table table:create makes', () => {
   });
 
   it('has the same global secondary indexes: names, keys, projection', () => {
-    const normalise = (indexes: any[] = []) => [...indexes]
-      .map((index) => ({
-        IndexName: index.IndexName,
-        KeySchema: index.KeySchema,
-        Projection: { ProjectionType: index.Projection?.ProjectionType, NonKeyAttributes: sorted(index.Projection?.NonKeyAttributes) },
-        others: Object.keys(index).filter((key) => !['IndexName', 'KeySchema', 'Projection'].includes(key)),
-      }))
-      .sort((a, b) => a.IndexName.localeCompare(b.IndexName));
+    const normalise = (indexes: any[] = []) =>
+      [...indexes]
+        .map((index) => ({
+          IndexName: index.IndexName,
+          KeySchema: index.KeySchema,
+          Projection: { ProjectionType: index.Projection?.ProjectionType, NonKeyAttributes: sorted(index.Projection?.NonKeyAttributes) },
+          others: Object.keys(index).filter((key) => !['IndexName', 'KeySchema', 'Projection'].includes(key)),
+        }))
+        .sort((a, b) => a.IndexName.localeCompare(b.IndexName));
     expect(normalise(table.Properties.GlobalSecondaryIndexes)).toEqual(normalise(expected.GlobalSecondaryIndexes));
   });
 
@@ -101,7 +136,10 @@ describe('the function in template.yaml', () => {
   it('is reached through an HTTP API on /graphql, by POST and GET', () => {
     const events = Object.values(fn.Properties.Events as Record<string, { Type: string; Properties: { Path: string; Method: string } }>);
     expect(events.every((event) => event.Type === 'HttpApi')).toBe(true);
-    expect(events.map((event) => `${event.Properties.Method.toUpperCase()} ${event.Properties.Path}`).sort()).toEqual(['GET /graphql', 'POST /graphql']);
+    expect(events.map((event) => `${event.Properties.Method.toUpperCase()} ${event.Properties.Path}`).sort()).toEqual([
+      'GET /graphql',
+      'POST /graphql',
+    ]);
   });
 
   it('may use only the item actions it needs, on this table and its indexes only', () => {
@@ -112,10 +150,18 @@ describe('the function in template.yaml', () => {
     expect(statements.every((statement) => statement.Effect === 'Allow')).toBe(true);
 
     const actions = statements.flatMap((statement) => [statement.Action].flat());
-    expect(sorted(actions)).toEqual(sorted([
-      'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable',
-    ]));
+    expect(sorted(actions)).toEqual(
+      sorted([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DescribeTable',
+      ]),
+    );
 
     const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
     const indexArns = { 'Fn::Sub': `\${${tableId}.Arn}/index/*` };
@@ -146,7 +192,8 @@ function evaluate(value: unknown, parameters: Record<string, string>): any {
   const entries = Object.entries(value as Record<string, unknown>);
   const [name, argument] = entries[0] ?? [];
   if (entries.length === 1 && name === 'Ref') return ref(argument as string);
-  if (entries.length === 1 && name === 'Fn::Sub') return (argument as string).replace(/\$\{([^}]+)\}/g, (_, key: string) => String(ref(key)));
+  if (entries.length === 1 && name === 'Fn::Sub')
+    return (argument as string).replace(/\$\{([^}]+)\}/g, (_, key: string) => String(ref(key)));
   if (entries.length === 1 && name === 'Fn::Join') {
     const [separator, list] = argument as [string, unknown];
     return (evaluate(list, parameters) as string[]).join(separator);
@@ -166,8 +213,14 @@ function evaluate(value: unknown, parameters: Record<string, string>): any {
 const apis = resourcesOf('AWS::Serverless::HttpApi');
 const [apiId, api] = apis[0] ?? ['', { Type: '', Properties: {} }];
 const env = () => fn.Properties.Environment.Variables as Record<string, unknown>;
-const authorizers = () => api.Properties.Auth.Authorizers as Record<string, { IdentitySource: string; JwtConfiguration: { issuer: unknown; audience: unknown[] } }>;
-const ownIssuer = { CreateUserPool: 'false', AuthIssuer: 'https://idp.example.com/tenant', AuthAudience: 'api-client', CorsOrigins: 'https://app.example.com' };
+const authorizers = () =>
+  api.Properties.Auth.Authorizers as Record<string, { IdentitySource: string; JwtConfiguration: { issuer: unknown; audience: unknown[] } }>;
+const ownIssuer = {
+  CreateUserPool: 'false',
+  AuthIssuer: 'https://idp.example.com/tenant',
+  AuthAudience: 'api-client',
+  CorsOrigins: 'https://app.example.com',
+};
 const withUserPool = { CreateUserPool: 'true', AuthIssuer: '', AuthAudience: '', CorsOrigins: 'https://app.example.com' };
 
 describe('the HTTP API in template.yaml: tokens at the edge, the same issuer as the function', () => {
@@ -181,7 +234,9 @@ describe('the HTTP API in template.yaml: tokens at the edge, the same issuer as 
 
   it('protects every route with that authorizer: no event opts out', () => {
     const name = Object.keys(authorizers())[0];
-    const events = functions.flatMap(([, resource]) => Object.values((resource.Properties.Events ?? {}) as Record<string, { Type: string; Properties: Record<string, any> }>));
+    const events = functions.flatMap(([, resource]) =>
+      Object.values((resource.Properties.Events ?? {}) as Record<string, { Type: string; Properties: Record<string, any> }>),
+    );
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {
       expect(event.Type).toBe('HttpApi');
@@ -191,7 +246,10 @@ describe('the HTTP API in template.yaml: tokens at the edge, the same issuer as 
     expect(template.Outputs.GraphQLUrl.Value['Fn::Sub']).toContain(`\${${apiId}}`);
   });
 
-  it.each([['an issuer of your own (AuthIssuer, AuthAudience)', ownIssuer], ['the Cognito user pool it creates', withUserPool]])(
+  it.each([
+    ['an issuer of your own (AuthIssuer, AuthAudience)', ownIssuer],
+    ['the Cognito user pool it creates', withUserPool],
+  ])(
     'gives the authorizer and the function the same issuer and audience, with %s, and the JWKS at <issuer>/.well-known/jwks.json',
     (_, parameters) => {
       const jwt = evaluate(Object.values(authorizers())[0]?.JwtConfiguration, parameters) as { issuer: string; audience: string[] };
@@ -215,7 +273,9 @@ describe('the HTTP API in template.yaml: tokens at the edge, the same issuer as 
   it('refuses to deploy without an issuer and audience unless it creates the user pool', () => {
     expect(template.Parameters.CreateUserPool?.AllowedValues?.sort()).toEqual(['false', 'true']);
     const rules = Object.values(template.Rules);
-    const asserted = rules.flatMap((rule) => (rule.Assertions as Array<{ Assert: unknown }>).map((assertion) => JSON.stringify(assertion.Assert)));
+    const asserted = rules.flatMap((rule) =>
+      (rule.Assertions as Array<{ Assert: unknown }>).map((assertion) => JSON.stringify(assertion.Assert)),
+    );
     expect(asserted).toEqual(expect.arrayContaining([expect.stringContaining('AuthIssuer'), expect.stringContaining('AuthAudience')]));
     for (const rule of rules) expect(evaluate(rule.RuleCondition, { ...ownIssuer, CreateUserPool: 'false' })).toBe(true);
   });
@@ -259,7 +319,10 @@ describe('CORS and throttling in template.yaml', () => {
   });
 
   it('throttles every route from the ThrottlingRateLimit and ThrottlingBurstLimit parameters', () => {
-    expect(api.Properties.DefaultRouteSettings).toEqual({ ThrottlingBurstLimit: { Ref: 'ThrottlingBurstLimit' }, ThrottlingRateLimit: { Ref: 'ThrottlingRateLimit' } });
+    expect(api.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingBurstLimit: { Ref: 'ThrottlingBurstLimit' },
+      ThrottlingRateLimit: { Ref: 'ThrottlingRateLimit' },
+    });
     for (const name of ['ThrottlingBurstLimit', 'ThrottlingRateLimit']) {
       const parameter = template.Parameters[name];
       expect(parameter?.Type).toBe('Number');

@@ -9,10 +9,36 @@ import { GraphQLError } from 'graphql';
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INDEX, TABLES } from './tables';
 
-export interface CustomerRow { id: string; name: string; email: string; emailLower: string; createdAt: string }
-export interface AddressRow { customerId: string; label: string; street: string; city: string; postalCode: string; country: string }
-export interface OrderRow { id: string; customerId: string; placedAt: string; status: string; totalCents: number; lineCount: number }
-export interface LineRow { orderId: string; lineNo: number; sku: string; quantity: number; unitPriceCents: number }
+export interface CustomerRow {
+  id: string;
+  name: string;
+  email: string;
+  emailLower: string;
+  createdAt: string;
+}
+export interface AddressRow {
+  customerId: string;
+  label: string;
+  street: string;
+  city: string;
+  postalCode: string;
+  country: string;
+}
+export interface OrderRow {
+  id: string;
+  customerId: string;
+  placedAt: string;
+  status: string;
+  totalCents: number;
+  lineCount: number;
+}
+export interface LineRow {
+  orderId: string;
+  lineNo: number;
+  sku: string;
+  quantity: number;
+  unitPriceCents: number;
+}
 
 export interface OrderPage {
   orders: OrderRow[];
@@ -20,7 +46,11 @@ export interface OrderPage {
   hasNextPage: boolean;
 }
 
-export interface WindowArgs { first?: number | null; after?: string | null; month?: string | null }
+export interface WindowArgs {
+  first?: number | null;
+  after?: string | null;
+  month?: string | null;
+}
 
 const BATCH_GET_LIMIT = 100;
 const FIRST_MAX = 100;
@@ -43,7 +73,9 @@ export class MultiTableStore {
       if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** round) * (0.5 + Math.random() / 2)));
       const calls: Array<Array<{ id: string }>> = [];
       for (let i = 0; i < pending.length; i += BATCH_GET_LIMIT) calls.push(pending.slice(i, i + BATCH_GET_LIMIT));
-      const answers = await Promise.all(calls.map((Keys) => this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys } }, ReturnConsumedCapacity: 'TOTAL' }))));
+      const answers = await Promise.all(
+        calls.map((Keys) => this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys } }, ReturnConsumedCapacity: 'TOTAL' }))),
+      );
       pending = [];
       for (const answer of answers) {
         for (const item of answer.Responses?.[table] ?? []) found.set(String(item.id), item as T);
@@ -66,12 +98,23 @@ export class MultiTableStore {
   }
 
   /** A page of `first` items (+1 to know whether there is a next page), newest first. */
-  async queryPage(input: Omit<QueryCommandInput, 'ReturnConsumedCapacity' | 'Limit' | 'ScanIndexForward'>, first: number): Promise<{ items: OrderRow[]; hasNextPage: boolean }> {
+  async queryPage(
+    input: Omit<QueryCommandInput, 'ReturnConsumedCapacity' | 'Limit' | 'ScanIndexForward'>,
+    first: number,
+  ): Promise<{ items: OrderRow[]; hasNextPage: boolean }> {
     const items: OrderRow[] = [];
     let start = input.ExclusiveStartKey;
     const limit = first + 1;
     do {
-      const page = await this.doc.send(new QueryCommand({ ...input, ScanIndexForward: false, Limit: limit - items.length, ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }));
+      const page = await this.doc.send(
+        new QueryCommand({
+          ...input,
+          ScanIndexForward: false,
+          Limit: limit - items.length,
+          ExclusiveStartKey: start,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
       items.push(...((page.Items ?? []) as OrderRow[]));
       start = page.LastEvaluatedKey;
     } while (start && items.length < limit);
@@ -79,22 +122,32 @@ export class MultiTableStore {
   }
 
   addresses(customerId: string): Promise<AddressRow[]> {
-    return this.queryAll<AddressRow>({ TableName: TABLES.addresses, KeyConditionExpression: 'customerId = :id', ExpressionAttributeValues: { ':id': customerId } });
+    return this.queryAll<AddressRow>({
+      TableName: TABLES.addresses,
+      KeyConditionExpression: 'customerId = :id',
+      ExpressionAttributeValues: { ':id': customerId },
+    });
   }
 
   lines(orderId: string): Promise<LineRow[]> {
-    return this.queryAll<LineRow>({ TableName: TABLES.lines, KeyConditionExpression: 'orderId = :id', ExpressionAttributeValues: { ':id': orderId } });
+    return this.queryAll<LineRow>({
+      TableName: TABLES.lines,
+      KeyConditionExpression: 'orderId = :id',
+      ExpressionAttributeValues: { ':id': orderId },
+    });
   }
 
   async customerByEmail(email: string): Promise<CustomerRow | undefined> {
-    const { Items = [] } = await this.doc.send(new QueryCommand({
-      TableName: TABLES.customers,
-      IndexName: INDEX.byEmail,
-      KeyConditionExpression: 'emailLower = :e',
-      ExpressionAttributeValues: { ':e': email.trim().toLowerCase() },
-      Limit: 1,
-      ReturnConsumedCapacity: 'TOTAL',
-    }));
+    const { Items = [] } = await this.doc.send(
+      new QueryCommand({
+        TableName: TABLES.customers,
+        IndexName: INDEX.byEmail,
+        KeyConditionExpression: 'emailLower = :e',
+        ExpressionAttributeValues: { ':e': email.trim().toLowerCase() },
+        Limit: 1,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
     return Items[0] as CustomerRow | undefined;
   }
 
@@ -105,28 +158,36 @@ export class MultiTableStore {
     if (month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw badInput('month must be a month such as 2026-09', 'month');
     const scope = `c:${customerId}:${month ?? '*'}`;
     const start = args.after == null ? undefined : decodeCursor(args.after, scope);
-    const { items, hasNextPage } = await this.queryPage({
-      TableName: TABLES.orders,
-      IndexName: INDEX.byCustomer,
-      KeyConditionExpression: month ? 'customerId = :c AND begins_with(placedAt, :m)' : 'customerId = :c',
-      ExpressionAttributeValues: month ? { ':c': customerId, ':m': month } : { ':c': customerId },
-      ExclusiveStartKey: start,
-    }, first);
-    return lazyPage(items, hasNextPage, () => items.map((o) => encodeCursor(scope, { id: o.id, customerId: o.customerId, placedAt: o.placedAt })));
+    const { items, hasNextPage } = await this.queryPage(
+      {
+        TableName: TABLES.orders,
+        IndexName: INDEX.byCustomer,
+        KeyConditionExpression: month ? 'customerId = :c AND begins_with(placedAt, :m)' : 'customerId = :c',
+        ExpressionAttributeValues: month ? { ':c': customerId, ':m': month } : { ':c': customerId },
+        ExclusiveStartKey: start,
+      },
+      first,
+    );
+    return lazyPage(items, hasNextPage, () =>
+      items.map((o) => encodeCursor(scope, { id: o.id, customerId: o.customerId, placedAt: o.placedAt })),
+    );
   }
 
   async ordersByStatus(status: string, args: WindowArgs): Promise<OrderPage> {
     const first = checkFirst(args.first);
     const scope = `s:${status}`;
     const start = args.after == null ? undefined : decodeCursor(args.after, scope);
-    const { items, hasNextPage } = await this.queryPage({
-      TableName: TABLES.orders,
-      IndexName: INDEX.byStatus,
-      KeyConditionExpression: '#s = :s',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':s': status },
-      ExclusiveStartKey: start,
-    }, first);
+    const { items, hasNextPage } = await this.queryPage(
+      {
+        TableName: TABLES.orders,
+        IndexName: INDEX.byStatus,
+        KeyConditionExpression: '#s = :s',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': status },
+        ExclusiveStartKey: start,
+      },
+      first,
+    );
     const orders = items.map((o) => ({ ...o, status }));
     return lazyPage(orders, hasNextPage, () => orders.map((o) => encodeCursor(scope, { id: o.id, status, placedAt: o.placedAt })));
   }
@@ -135,7 +196,13 @@ export class MultiTableStore {
 /** Cursors made only when a resolver reads them, as the product does (fair comparison). */
 function lazyPage(orders: OrderPage['orders'], hasNextPage: boolean, make: () => string[]): OrderPage {
   let cursors: string[] | undefined;
-  return { orders, hasNextPage, get cursors() { return (cursors ??= make()); } };
+  return {
+    orders,
+    hasNextPage,
+    get cursors() {
+      return (cursors ??= make());
+    },
+  };
 }
 
 /** The loaders of one GraphQL operation: keys asked in one tick go out together. */
@@ -154,10 +221,9 @@ export function createMultiLoaders(store: MultiTableStore): MultiLoaders {
       return ids.map((id) => found.get(id) ?? null);
     }),
     addresses: new DataLoader((ids) => Promise.all(ids.map((id) => store.addresses(id)))),
-    customerOrders: new DataLoader(
-      (keys) => Promise.all(keys.map(({ customerId, args }) => store.customerOrders(customerId, args))),
-      { cacheKeyFn: ({ customerId, args }) => JSON.stringify([customerId, args.first ?? 20, args.after ?? null, args.month ?? null]) },
-    ),
+    customerOrders: new DataLoader((keys) => Promise.all(keys.map(({ customerId, args }) => store.customerOrders(customerId, args))), {
+      cacheKeyFn: ({ customerId, args }) => JSON.stringify([customerId, args.first ?? 20, args.after ?? null, args.month ?? null]),
+    }),
     orders: new DataLoader(async (ids) => {
       const found = await store.getByIds<OrderRow>(TABLES.orders, ids);
       return ids.map((id) => found.get(id) ?? null);
@@ -184,6 +250,8 @@ function decodeCursor(cursor: string, scope: string): Record<string, string> {
   try {
     const [cursorScope, key] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, Record<string, string>];
     if (cursorScope === scope && key && typeof key === 'object' && Object.values(key).every((v) => typeof v === 'string')) return key;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw badInput('after is not a cursor of this list', 'after');
 }

@@ -29,9 +29,20 @@ import {
 } from 'graphql';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { typeDefs } from '../../src/schema';
-import { createMultiLoaders, MultiTableStore, type CustomerRow, type MultiLoaders, type OrderPage, type OrderRow, type WindowArgs } from './access';
+import {
+  createMultiLoaders,
+  MultiTableStore,
+  type CustomerRow,
+  type MultiLoaders,
+  type OrderPage,
+  type OrderRow,
+  type WindowArgs,
+} from './access';
 
-interface Ctx { loaders: MultiLoaders; store: MultiTableStore }
+interface Ctx {
+  loaders: MultiLoaders;
+  store: MultiTableStore;
+}
 
 const DateTime = new GraphQLScalarType<string, string>({
   name: 'DateTime',
@@ -68,7 +79,11 @@ function prefetchCustomerChildren(ctx: Ctx, info: GraphQLResolveInfo, customerId
     if (name === 'addresses') ctx.loaders.addresses.load(customerId).catch(() => undefined);
     else if (name === 'orders') {
       let args: WindowArgs;
-      try { args = windowArgs(info, field); } catch { continue; }
+      try {
+        args = windowArgs(info, field);
+      } catch {
+        continue;
+      }
       ctx.loaders.customerOrders.load({ customerId, args }).catch(() => undefined);
     }
   }
@@ -122,7 +137,11 @@ export interface MultiTableServer {
   close(): Promise<void>;
 }
 
-export async function startMultiTableServer(options: { doc: DynamoDBDocumentClient; port?: number; host?: string }): Promise<MultiTableServer> {
+export async function startMultiTableServer(options: {
+  doc: DynamoDBDocumentClient;
+  port?: number;
+  host?: string;
+}): Promise<MultiTableServer> {
   const store = new MultiTableStore(options.doc);
   const apollo = new ApolloServer<Ctx>({
     schema: makeExecutableSchema({ typeDefs: typeDefs(), resolvers }),
@@ -135,13 +154,23 @@ export async function startMultiTableServer(options: { doc: DynamoDBDocumentClie
     (async () => {
       const body = await readBody(req);
       const headers = new HeaderMap();
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      for (const [name, value] of Object.entries(req.headers))
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       let parsed: unknown = body;
       if (body.length > 0 && headers.get('content-type')?.startsWith('application/json')) {
-        try { parsed = JSON.parse(body); } catch { /* Apollo answers 400 */ }
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          /* Apollo answers 400 */
+        }
       }
       const response = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search: new URL(req.url ?? '/', 'http://x').search, body: parsed },
+        httpGraphQLRequest: {
+          method: (req.method ?? 'GET').toUpperCase(),
+          headers,
+          search: new URL(req.url ?? '/', 'http://x').search,
+          body: parsed,
+        },
         context: async () => ({ store, loaders: createMultiLoaders(store) }),
       });
       for (const [name, value] of response.headers) res.setHeader(name, value);

@@ -123,7 +123,8 @@ export async function createMultiTables(doc: DynamoDBDocumentClient | DynamoDBCl
   for (const definition of multiTableDefinitions()) {
     for (let attempt = 0; ; attempt++) {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: definition.TableName }));
-      const active = Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+      const active =
+        Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
       if (active) break;
       if (attempt > 400) throw new Error(`table ${definition.TableName} did not become ACTIVE`);
       await new Promise((resolve) => setTimeout(resolve, 25));

@@ -19,7 +19,12 @@ export interface AuthConfig extends ClaimNames {
 export async function authenticatorFor(auth: AuthConfig, options: { jwksCooldownMs?: number } = {}): Promise<Authenticate> {
   const names = { customer: auth.customer, groups: auth.groups, staffGroup: auth.staffGroup };
   if (auth.jwksUrl) {
-    return createAuthenticator({ ...names, issuer: auth.issuer!, audience: auth.audience!, keys: { url: auth.jwksUrl, ...(options.jwksCooldownMs === undefined ? {} : { cooldownMs: options.jwksCooldownMs }) } });
+    return createAuthenticator({
+      ...names,
+      issuer: auth.issuer!,
+      audience: auth.audience!,
+      keys: { url: auth.jwksUrl, ...(options.jwksCooldownMs === undefined ? {} : { cooldownMs: options.jwksCooldownMs }) },
+    });
   }
   const dev = await openDevIssuer(auth.devKeyFile);
   return createAuthenticator({ ...names, issuer: dev.issuer, audience: dev.audience, keys: { jwks: dev.jwks } });

@@ -47,13 +47,19 @@ export type Authenticate = (authorization: string | undefined) => Promise<Princi
  * a token names an unknown `kid` (key rotation), at most once per `cooldownMs`.
  */
 export function createAuthenticator(settings: VerifierSettings): Authenticate {
-  const keySet = 'url' in settings.keys
-    ? createRemoteJWKSet(new URL(settings.keys.url), { cooldownDuration: settings.keys.cooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5_000 })
-    : createLocalJWKSet(settings.keys.jwks);
+  const keySet =
+    'url' in settings.keys
+      ? createRemoteJWKSet(new URL(settings.keys.url), {
+          cooldownDuration: settings.keys.cooldownMs ?? 30_000,
+          cacheMaxAge: 10 * 60_000,
+          timeoutDuration: 5_000,
+        })
+      : createLocalJWKSet(settings.keys.jwks);
   return async (authorization) => {
     if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
     const match = /^Bearer +([A-Za-z0-9_.-]+)$/i.exec(authorization.trim());
-    if (!match || (match[1] as string).length > TOKEN_MAX) throw new AuthenticationFailed('the Authorization header must be "Bearer <token>"');
+    if (!match || (match[1] as string).length > TOKEN_MAX)
+      throw new AuthenticationFailed('the Authorization header must be "Bearer <token>"');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(match[1] as string, keySet, {
@@ -73,7 +79,8 @@ export function createAuthenticator(settings: VerifierSettings): Authenticate {
 /** The principal a verified payload names. */
 export function principalOf(payload: JWTPayload, settings: ClaimNames & { issuer: string }): Principal {
   const subject = payload.sub;
-  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) throw new AuthenticationFailed('the token has no usable subject');
+  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256)
+    throw new AuthenticationFailed('the token has no usable subject');
   const claimed = payload[settings.customer];
   if (claimed !== undefined && (typeof claimed !== 'string' || !ULID.test(claimed))) {
     throw new AuthenticationFailed(`the token's ${settings.customer} claim is not a customer id`);
@@ -91,7 +98,8 @@ function reasonOf(error: unknown): string {
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) throw error;
   if (error instanceof errors.JWTExpired) return 'the token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `the token's ${error.claim} claim is not accepted here`;
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return `the token must be signed with ${ALGORITHMS.join(' or ')}`;
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return `the token must be signed with ${ALGORITHMS.join(' or ')}`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'the token was not signed by a key of the issuer';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
   return 'the token is malformed';

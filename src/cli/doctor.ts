@@ -16,7 +16,7 @@
  * report states the RCU consumed).
  */
 import { parseArgs } from 'node:util';
-import { integerOption, parseOptions, runCli } from '../tools/cli';
+import { integerOption, parseOptions, runCli, TOOL_TARGET } from '../tools/cli';
 import { connect } from '../tools/connect';
 import { doctor, renderReport } from '../tools/doctor';
 
@@ -28,19 +28,20 @@ const USAGE = `usage: npm run doctor [-- --json] [--segments N] [--top N] [--exa
   --examples N   examples listed per issue (default 20)
 
 Exit status: 0 healthy (warnings allowed), 1 errors found, 2 the doctor could not run.
-Target: DYNAMODB_ENDPOINT, or Amazon DynamoDB with NODE_ENV=production, or the embedded engine
-on disk in DATA_DIR (default .data); TABLE_NAME (default app).`;
+${TOOL_TARGET}`;
 
 async function main(): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({
-    options: {
-      json: { type: 'boolean', default: false },
-      segments: { type: 'string' },
-      top: { type: 'string' },
-      examples: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }));
+  const { values } = parseOptions(() =>
+    parseArgs({
+      options: {
+        json: { type: 'boolean', default: false },
+        segments: { type: 'string' },
+        top: { type: 'string' },
+        examples: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   if (values.help) {
     console.log(USAGE);
     return 0;

@@ -14,14 +14,16 @@ import { parseOptions, runService, UsageError } from '../tools/cli';
 const USAGE = 'usage: npm run engine -- [--port 8000] [--path DIR] [--host 127.0.0.1]';
 
 runService(USAGE, async () => {
-  const { values } = parseOptions(() => parseArgs({
-    options: {
-      port: { type: 'string', default: '8000' },
-      path: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }));
+  const { values } = parseOptions(() =>
+    parseArgs({
+      options: {
+        port: { type: 'string', default: '8000' },
+        path: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
@@ -30,7 +32,12 @@ runService(USAGE, async () => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be an integer 0..65535');
 
   const { engineDebug } = readConfig();
-  const engine = await startEngine({ port, host: values.host, debug: engineDebug, ...(values.path === undefined ? {} : { path: values.path }) });
+  const engine = await startEngine({
+    port,
+    host: values.host,
+    debug: engineDebug,
+    ...(values.path === undefined ? {} : { path: values.path }),
+  });
   console.log(`DynamoDB-compatible engine listening on ${engine.endpoint} (${values.path ? `data in ${values.path}` : 'in memory'})`);
   return {
     async stop(signal) {

@@ -99,9 +99,12 @@ async function list({ table, where }: Connection, args: Args): Promise<void> {
   }
   console.log(`migrations of table ${table.name} (${where}):`);
   for (const status of statuses) {
-    const detail = status.status === 'applied'
-      ? `applied ${status.applied!.appliedAt}${status.applied!.runs > 1 ? `, last run ${status.applied!.lastRunAt}` : ''} (${describeCounts(status.applied!.counts)})`
-      : status.status === 'in progress' ? `in progress: ${status.progress!.done}/${status.progress!.segments} segments done, resume with npm run migrate -- ${status.name}` : 'pending';
+    const detail =
+      status.status === 'applied'
+        ? `applied ${status.applied!.appliedAt}${status.applied!.runs > 1 ? `, last run ${status.applied!.lastRunAt}` : ''} (${describeCounts(status.applied!.counts)})`
+        : status.status === 'in progress'
+          ? `in progress: ${status.progress!.done}/${status.progress!.segments} segments done, resume with npm run migrate -- ${status.name}`
+          : 'pending';
     console.log(`  ${status.name}  ${detail}\n      ${status.description}`);
   }
 }
@@ -114,7 +117,9 @@ async function run(connection: Connection, args: Args, migration: Migration): Pr
     controller.abort();
   };
   process.on('SIGINT', interrupt);
-  const bar = progressBar(`${migration.name}${args['dry-run'] ? ' (dry run)' : ''}`, await estimateItems(connection), { quiet: args.quiet || args.json });
+  const bar = progressBar(`${migration.name}${args['dry-run'] ? ' (dry run)' : ''}`, await estimateItems(connection), {
+    quiet: args.quiet || args.json,
+  });
   let report: RunReport;
   try {
     report = await runMigration(connection.table, migration, {
@@ -160,7 +165,10 @@ function describeReport(report: RunReport): string {
       return `${report.name}: interrupted (${describeCounts(report.run)}); run the same command to resume from the checkpoints`;
     case 'applied': {
       const resumed = report.resumed ? ` (resumed from checkpoints; this run: ${describeCounts(report.run)})` : '';
-      const warning = report.total.unresolved > 0 ? `\nwarning: ${report.total.unresolved} selected items could not be rewritten; see the migration's notes` : '';
+      const warning =
+        report.total.unresolved > 0
+          ? `\nwarning: ${report.total.unresolved} selected items could not be rewritten; see the migration's notes`
+          : '';
       return `${report.name}: applied over ${report.segments} segments: ${describeCounts(report.total)}${resumed}${warning}`;
     }
   }

@@ -10,7 +10,7 @@
  * the table was empty), plus what `table:create` needs when the table is missing.
  */
 import { parseArgs } from 'node:util';
-import { integerOption, parseOptions, runCli } from '../tools/cli';
+import { integerOption, parseOptions, runCli, TOOL_TARGET } from '../tools/cli';
 import { connect } from '../tools/connect';
 import { seed, type SeedResult } from '../tools/seed';
 import { DEFAULT_ADDRESSES, DEFAULT_SEED, DEFAULT_UNTIL } from '../tools/seed-data';
@@ -25,22 +25,23 @@ const USAGE = `usage: npm run seed -- --customers N --orders M [--seed S] [--add
   --concurrency C  BatchWriteItem calls in flight (default 8)
   --json           print the result as JSON on stdout
 
-Target: DYNAMODB_ENDPOINT, or Amazon DynamoDB with NODE_ENV=production, or the embedded engine
-on disk in DATA_DIR (default .data); TABLE_NAME (default app).`;
+${TOOL_TARGET}`;
 
 async function main(): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({
-    options: {
-      customers: { type: 'string' },
-      orders: { type: 'string' },
-      seed: { type: 'string' },
-      addresses: { type: 'string' },
-      until: { type: 'string' },
-      concurrency: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }));
+  const { values } = parseOptions(() =>
+    parseArgs({
+      options: {
+        customers: { type: 'string' },
+        orders: { type: 'string' },
+        seed: { type: 'string' },
+        addresses: { type: 'string' },
+        until: { type: 'string' },
+        concurrency: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   if (values.help) {
     console.log(USAGE);
     return 0;
@@ -63,7 +64,9 @@ async function main(): Promise<number> {
       ...(concurrency === undefined ? {} : { concurrency }),
       progress: !values.json,
     });
-    console.log(values.json ? JSON.stringify({ where: connection.where, table: connection.table.name, ...result }, null, 2) : render(result));
+    console.log(
+      values.json ? JSON.stringify({ where: connection.where, table: connection.table.name, ...result }, null, 2) : render(result),
+    );
   } finally {
     await connection.close();
   }

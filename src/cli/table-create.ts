@@ -13,8 +13,14 @@ runCli(USAGE, async () => {
   const runtime = await bootstrap(config, { createTable: true });
   try {
     const result = runtime.ensured!;
-    const changes = [result.created && 'created the table with GSI1', result.indexAdded && 'added GSI1', result.ttlEnabled && 'enabled TTL on expiresAt'].filter(Boolean);
-    console.log(`table ${config.tableName} at ${config.endpoint ?? 'Amazon DynamoDB'}: ${changes.length ? changes.join(', ') : 'already as defined, nothing changed'}`);
+    const changes = [
+      result.created && 'created the table with GSI1',
+      result.indexAdded && 'added GSI1',
+      result.ttlEnabled && 'enabled TTL on expiresAt',
+    ].filter(Boolean);
+    console.log(
+      `table ${config.tableName} at ${config.endpoint ?? 'Amazon DynamoDB'}: ${changes.length ? changes.join(', ') : 'already as defined, nothing changed'}`,
+    );
   } finally {
     await runtime.close();
   }

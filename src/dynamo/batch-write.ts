@@ -90,7 +90,9 @@ export async function writeInBatches(
       try {
         out = await send(pending);
       } catch (error) {
-        throw new Error(`BatchWriteItem failed after ${totals.items} items written: ${(error as Error).message ?? String(error)}`, { cause: error });
+        throw new Error(`BatchWriteItem failed after ${totals.items} items written: ${(error as Error).message ?? String(error)}`, {
+          cause: error,
+        });
       }
       totals.requests += 1;
       totals.capacity += out.capacity;

@@ -24,7 +24,18 @@ export const GSI1 = 'GSI1';
  * whose storage and write capacity we pay for. Adding an attribute here means a new index, which
  * is deliberate friction: decide it in review.
  */
-export const GSI1_PROJECTED_ATTRIBUTES = ['type', 'id', 'name', 'email', 'createdAt', 'customerId', 'placedAt', 'status', 'totalCents', 'lineCount'] as const;
+export const GSI1_PROJECTED_ATTRIBUTES = [
+  'type',
+  'id',
+  'name',
+  'email',
+  'createdAt',
+  'customerId',
+  'placedAt',
+  'status',
+  'totalCents',
+  'lineCount',
+] as const;
 
 const gsi1: GlobalSecondaryIndex = {
   IndexName: GSI1,
@@ -80,21 +91,25 @@ export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, 
   }
   const indexes = description.GlobalSecondaryIndexes ?? [];
   if (!indexes.some((index) => index.IndexName === GSI1)) {
-    await client.send(new UpdateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: tableDefinition(tableName).AttributeDefinitions,
-      GlobalSecondaryIndexUpdates: [{ Create: gsi1 }],
-    }));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: tableDefinition(tableName).AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: gsi1 }],
+      }),
+    );
     result.indexAdded = true;
     await waitActive(client, tableName);
   }
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   const status = ttl.TimeToLiveDescription?.TimeToLiveStatus;
   if (status !== 'ENABLED' && status !== 'ENABLING') {
-    await client.send(new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-    }));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
     result.ttlEnabled = true;
   }
   return result;

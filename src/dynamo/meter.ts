@@ -87,7 +87,17 @@ export class Meter {
     if (wave > this.waves) this.waves = wave;
     this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
     const record: RequestRecord | undefined = this.kept
-      ? { operation, index: detail.index, keyCondition: detail.keyCondition, items: 0, scanned: 0, capacity: 0, wave, startedAt, endedAt: Number.NaN }
+      ? {
+          operation,
+          index: detail.index,
+          keyCondition: detail.keyCondition,
+          items: 0,
+          scanned: 0,
+          capacity: 0,
+          wave,
+          startedAt,
+          endedAt: Number.NaN,
+        }
       : undefined;
     if (record) this.kept!.push(record);
     return (outcome) => {

@@ -38,7 +38,11 @@ export async function queryAll(
   let start = input.ExclusiveStartKey;
   for (;;) {
     const remaining = limit === undefined ? undefined : limit - items.length;
-    const page = await table.query({ ...input, ...(remaining === undefined ? {} : { Limit: remaining }), ...(start ? { ExclusiveStartKey: start } : {}) });
+    const page = await table.query({
+      ...input,
+      ...(remaining === undefined ? {} : { Limit: remaining }),
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    });
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
     if (!start) return { items, next: undefined, complete: true };

@@ -38,25 +38,27 @@ type ScanOne = (input: Omit<ScanCommandInput, 'TableName' | 'ReturnConsumedCapac
 
 export async function scanInParallel(scan: ScanOne, options: ParallelScanOptions): Promise<ScanTotals> {
   const totals: ScanTotals = { items: 0, scanned: 0, capacity: 0, requests: 0 };
-  await Promise.all(Array.from({ length: options.segments }, async (_, segment) => {
-    let start = options.startKeys?.[segment];
-    if (start === null) return;
-    do {
-      const page = await scan({
-        Segment: segment,
-        TotalSegments: options.segments,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-        ...(options.pageSize ? { Limit: options.pageSize } : {}),
-        ...(options.consistentRead ? { ConsistentRead: true } : {}),
-      });
-      const items = page.Items ?? [];
-      totals.requests += 1;
-      totals.items += items.length;
-      totals.scanned += page.ScannedCount ?? items.length;
-      totals.capacity += page.ConsumedCapacity?.CapacityUnits ?? 0;
-      start = page.LastEvaluatedKey;
-      await options.onPage({ segment, items, next: start });
-    } while (start);
-  }));
+  await Promise.all(
+    Array.from({ length: options.segments }, async (_, segment) => {
+      let start = options.startKeys?.[segment];
+      if (start === null) return;
+      do {
+        const page = await scan({
+          Segment: segment,
+          TotalSegments: options.segments,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+          ...(options.pageSize ? { Limit: options.pageSize } : {}),
+          ...(options.consistentRead ? { ConsistentRead: true } : {}),
+        });
+        const items = page.Items ?? [];
+        totals.requests += 1;
+        totals.items += items.length;
+        totals.scanned += page.ScannedCount ?? items.length;
+        totals.capacity += page.ConsumedCapacity?.CapacityUnits ?? 0;
+        start = page.LastEvaluatedKey;
+        await options.onPage({ segment, items, next: start });
+      } while (start);
+    }),
+  );
   return totals;
 }

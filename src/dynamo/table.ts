@@ -55,7 +55,11 @@ export const TRANSACTION_LIMIT = 100;
  */
 export interface WriteGuard {
   item(item: Item): void;
-  update(update: { Key?: Record<string, unknown> | undefined; UpdateExpression?: string | undefined; ExpressionAttributeValues?: Record<string, unknown> | undefined }): void;
+  update(update: {
+    Key?: Record<string, unknown> | undefined;
+    UpdateExpression?: string | undefined;
+    ExpressionAttributeValues?: Record<string, unknown> | undefined;
+  }): void;
 }
 
 export interface TableOptions {
@@ -96,8 +100,10 @@ export class Table {
   }
 
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {
-    const out = await this.metered('GetItem', { keyCondition: describeKey(input.Key) }, () =>
-      this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    const out = await this.metered(
+      'GetItem',
+      { keyCondition: describeKey(input.Key) },
+      () => this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: o.Item ? 1 : 0, capacity: capacityOf(o.ConsumedCapacity) }),
     );
     return out.Item;
@@ -105,8 +111,10 @@ export class Table {
 
   /** One Query request (one page); the caller decides whether to follow `LastEvaluatedKey`. */
   query(input: Omit1<QueryCommandInput>): Promise<QueryCommandOutput> {
-    return this.metered('Query', { index: input.IndexName, keyCondition: describeCondition(input) }, () =>
-      this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    return this.metered(
+      'Query',
+      { index: input.IndexName, keyCondition: describeCondition(input) },
+      () => this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: o.Count ?? 0, scanned: o.ScannedCount ?? o.Count ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
@@ -117,8 +125,10 @@ export class Table {
   }
 
   scan(input: Omit1<ScanCommandInput>): Promise<ScanCommandOutput> {
-    return this.metered('Scan', { index: input.IndexName }, () =>
-      this.client.send(new ScanCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    return this.metered(
+      'Scan',
+      { index: input.IndexName },
+      () => this.client.send(new ScanCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: o.Count ?? 0, scanned: o.ScannedCount ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
@@ -135,7 +145,10 @@ export class Table {
    * answer: it rejects after `maxRounds` rounds that still leave keys unprocessed. `consistent`
    * asks for strongly consistent reads (twice the read capacity).
    */
-  async batchGet(keys: readonly Key[], options: { projection?: string; names?: Record<string, string>; maxRounds?: number; consistent?: boolean } = {}): Promise<Item[]> {
+  async batchGet(
+    keys: readonly Key[],
+    options: { projection?: string; names?: Record<string, string>; maxRounds?: number; consistent?: boolean } = {},
+  ): Promise<Item[]> {
     const found: Item[] = [];
     let pending: Key[] = dedupeKeys(keys);
     const maxRounds = options.maxRounds ?? 10;
@@ -143,20 +156,29 @@ export class Table {
       if (round >= maxRounds) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxRounds} rounds`);
       if (round > 0) await sleep(backoffMs(round));
       const chunks = chunk(pending, BATCH_GET_LIMIT);
-      const answers = await Promise.all(chunks.map((keysOfCall) => this.metered('BatchGetItem', { keyCondition: `${keysOfCall.length} keys` }, () =>
-        this.client.send(new BatchGetCommand({
-          RequestItems: {
-            [this.name]: {
-              Keys: keysOfCall,
-              ...(options.projection ? { ProjectionExpression: options.projection } : {}),
-              ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
-              ...(options.consistent ? { ConsistentRead: true } : {}),
-            },
-          },
-          ReturnConsumedCapacity: 'TOTAL',
-        })),
-        (o) => ({ items: o.Responses?.[this.name]?.length ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
-      )));
+      const answers = await Promise.all(
+        chunks.map((keysOfCall) =>
+          this.metered(
+            'BatchGetItem',
+            { keyCondition: `${keysOfCall.length} keys` },
+            () =>
+              this.client.send(
+                new BatchGetCommand({
+                  RequestItems: {
+                    [this.name]: {
+                      Keys: keysOfCall,
+                      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+                      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+                      ...(options.consistent ? { ConsistentRead: true } : {}),
+                    },
+                  },
+                  ReturnConsumedCapacity: 'TOTAL',
+                }),
+              ),
+            (o) => ({ items: o.Responses?.[this.name]?.length ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
+          ),
+        ),
+      );
       pending = [];
       for (const answer of answers) {
         found.push(...(answer.Responses?.[this.name] ?? []));
@@ -168,30 +190,37 @@ export class Table {
 
   put(input: Omit1<PutCommandInput>): Promise<unknown> {
     this.guard?.item(input.Item as Item);
-    return this.metered('PutItem', { keyCondition: describeKey(input.Item as Key) }, () =>
-      this.client.send(new PutCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    return this.metered(
+      'PutItem',
+      { keyCondition: describeKey(input.Item as Key) },
+      () => this.client.send(new PutCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
 
   update(input: Omit1<UpdateCommandInput>): Promise<UpdateCommandOutput> {
     this.guard?.update(input);
-    return this.metered('UpdateItem', { keyCondition: describeKey(input.Key) }, () =>
-      this.client.send(new UpdateCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    return this.metered(
+      'UpdateItem',
+      { keyCondition: describeKey(input.Key) },
+      () => this.client.send(new UpdateCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
 
   delete(input: Omit1<DeleteCommandInput>): Promise<unknown> {
-    return this.metered('DeleteItem', { keyCondition: describeKey(input.Key) }, () =>
-      this.client.send(new DeleteCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+    return this.metered(
+      'DeleteItem',
+      { keyCondition: describeKey(input.Key) },
+      () => this.client.send(new DeleteCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
 
   /** One TransactWriteItems request: all actions commit or none does. */
   async transactWrite(actions: readonly TransactAction[]): Promise<void> {
-    if (actions.length > TRANSACTION_LIMIT) throw new Error(`a transaction holds at most ${TRANSACTION_LIMIT} actions, got ${actions.length}`);
+    if (actions.length > TRANSACTION_LIMIT)
+      throw new Error(`a transaction holds at most ${TRANSACTION_LIMIT} actions, got ${actions.length}`);
     if (this.guard) {
       for (const action of actions) {
         if ('Put' in action) this.guard.item(action.Put.Item as Item);
@@ -199,8 +228,10 @@ export class Table {
       }
     }
     const TransactItems = actions.map((action) => withTableName(action, this.name));
-    await this.metered('TransactWriteItems', { keyCondition: `${actions.length} actions` }, () =>
-      this.client.send(new TransactWriteCommand({ TransactItems, ReturnConsumedCapacity: 'TOTAL' })),
+    await this.metered(
+      'TransactWriteItems',
+      { keyCondition: `${actions.length} actions` },
+      () => this.client.send(new TransactWriteCommand({ TransactItems, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: actions.length, capacity: capacityOf(o.ConsumedCapacity) }),
     );
   }
@@ -212,13 +243,29 @@ export class Table {
    */
   batchWrite(writes: Iterable<BatchWrite>, options: BatchWriteOptions = {}): Promise<BatchWriteTotals> {
     const guard = this.guard;
-    return writeInBatches(writes, (requests) => this.metered('BatchWriteItem', { keyCondition: `${requests.length} items` }, () =>
-      this.client.send(new BatchWriteCommand({ RequestItems: { [this.name]: requests }, ReturnConsumedCapacity: 'TOTAL' })),
-      (o) => ({ items: requests.length - (o.UnprocessedItems?.[this.name]?.length ?? 0), capacity: capacityOf(o.ConsumedCapacity) }),
-    ).then((o) => ({ unprocessed: (o.UnprocessedItems?.[this.name] ?? []) as WireWriteRequest[], capacity: capacityOf(o.ConsumedCapacity) })), {
-      ...options,
-      ...(guard ? { check: (write: BatchWrite) => { if ('put' in write) guard.item(write.put); } } : {}),
-    });
+    return writeInBatches(
+      writes,
+      (requests) =>
+        this.metered(
+          'BatchWriteItem',
+          { keyCondition: `${requests.length} items` },
+          () => this.client.send(new BatchWriteCommand({ RequestItems: { [this.name]: requests }, ReturnConsumedCapacity: 'TOTAL' })),
+          (o) => ({ items: requests.length - (o.UnprocessedItems?.[this.name]?.length ?? 0), capacity: capacityOf(o.ConsumedCapacity) }),
+        ).then((o) => ({
+          unprocessed: (o.UnprocessedItems?.[this.name] ?? []) as WireWriteRequest[],
+          capacity: capacityOf(o.ConsumedCapacity),
+        })),
+      {
+        ...options,
+        ...(guard
+          ? {
+              check: (write: BatchWrite) => {
+                if ('put' in write) guard.item(write.put);
+              },
+            }
+          : {}),
+      },
+    );
   }
 
   /** `batchWrite` of puts only. */
@@ -226,7 +273,12 @@ export class Table {
     return this.batchWrite(puts(items), options);
   }
 
-  private async metered<T>(operation: string, detail: RequestDetail, send: () => Promise<T>, measure: (out: T) => RequestOutcome): Promise<T> {
+  private async metered<T>(
+    operation: string,
+    detail: RequestDetail,
+    send: () => Promise<T>,
+    measure: (out: T) => RequestOutcome,
+  ): Promise<T> {
     const end = this.meter.begin(operation, detail);
     try {
       const out = await send();

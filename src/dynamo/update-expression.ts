@@ -39,7 +39,10 @@ export function updateExpression(clauses: { set?: readonly string[]; remove?: re
 }
 
 /** `SET` of `fields` as a complete update: the expression and its placeholders. */
-export function setFields(fields: Record<string, unknown>, options: { indexed?: string } = {}): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+export function setFields(
+  fields: Record<string, unknown>,
+  options: { indexed?: string } = {},
+): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
   const set = assignments(fields, options);
   return { expression: updateExpression({ set: set.list }), names: set.names, values: set.values };
 }

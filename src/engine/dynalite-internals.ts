@@ -31,9 +31,23 @@ export const validations = requireDynalite('dynalite/validations/index.js') as t
 
 /** The operations dynalite implements itself (its `validOperations`), each with action + validation. */
 export const DYNALITE_OPERATIONS = [
-  'BatchGetItem', 'BatchWriteItem', 'CreateTable', 'DeleteItem', 'DeleteTable', 'DescribeTable',
-  'DescribeTimeToLive', 'GetItem', 'ListTables', 'ListTagsOfResource', 'PutItem', 'Query', 'Scan',
-  'TagResource', 'UntagResource', 'UpdateItem', 'UpdateTable',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'CreateTable',
+  'DeleteItem',
+  'DeleteTable',
+  'DescribeTable',
+  'DescribeTimeToLive',
+  'GetItem',
+  'ListTables',
+  'ListTagsOfResource',
+  'PutItem',
+  'Query',
+  'Scan',
+  'TagResource',
+  'UntagResource',
+  'UpdateItem',
+  'UpdateTable',
 ] as const;
 
 export type DynaliteOperation = (typeof DYNALITE_OPERATIONS)[number];

@@ -88,7 +88,11 @@ declare module 'dynalite/db/index.js' {
   export function create(options?: StoreOptions): Store;
   export function validateKey(key: Item, table: TableDescription): DynaliteError | undefined;
   export function validateItem(item: Item, table: TableDescription): DynaliteError | undefined;
-  export function validateUpdates(attributeUpdates: unknown, expressionUpdates: unknown, table: TableDescription): DynaliteError | undefined;
+  export function validateUpdates(
+    attributeUpdates: unknown,
+    expressionUpdates: unknown,
+    table: TableDescription,
+  ): DynaliteError | undefined;
   export function validateKeyPaths(nestedPaths: unknown, table: TableDescription): DynaliteError | undefined;
   /** The item's primary key as dynalite's sortable LevelDB key string. */
   export function createKey(item: Item, table: TableDescription): string;

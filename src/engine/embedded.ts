@@ -50,6 +50,7 @@ export interface FaultRequest {
   seq: number;
   operation: string;
   /** The request body (parsed JSON); do not modify, pass a changed copy to `forward`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a DynamoDB JSON body of any operation, read by fault scripts
   body: any;
   /** Lets the engine answer (this `body`, or a changed one) and returns its answer, e.g. to trim it. */
   forward(body?: unknown): Promise<EngineResponse>;
@@ -113,7 +114,13 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEng
  * HTTP
  * --------------------------------------------------------------------------------------------- */
 
-async function serveRequest(req: IncomingMessage, res: ServerResponse, engine: Engine, wire: WireRecorder, faults: FaultRegistry): Promise<void> {
+async function serveRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  engine: Engine,
+  wire: WireRecorder,
+  faults: FaultRegistry,
+): Promise<void> {
   const raw = await readBody(req);
   if (raw === undefined) {
     res.writeHead(413, { 'Content-Length': 0 }).end();
@@ -135,9 +142,10 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, engine: E
     body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
     response = await answer(req, operation, body, seq, engine, faults);
   } catch (err) {
-    response = err instanceof SyntaxError
-      ? { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } }
-      : { status: 500, body: { __type: `${CORAL_SERVICE}InternalFailure`, message: String(err) } };
+    response =
+      err instanceof SyntaxError
+        ? { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } }
+        : { status: 500, body: { __type: `${CORAL_SERVICE}InternalFailure`, message: String(err) } };
   }
 
   sendJson(req, res, response);
@@ -153,12 +161,22 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, engine: E
   });
 }
 
-async function answer(req: IncomingMessage, operation: string, body: unknown, seq: number, engine: Engine, faults: FaultRegistry): Promise<EngineResponse> {
+async function answer(
+  req: IncomingMessage,
+  operation: string,
+  body: unknown,
+  seq: number,
+  engine: Engine,
+  faults: FaultRegistry,
+): Promise<EngineResponse> {
   if (req.method !== 'POST' || !operation) {
     return { status: 400, body: { __type: `${CORAL_SERVICE}UnknownOperationException` } };
   }
   if (!req.headers.authorization && !new URL(req.url ?? '/', 'http://engine').searchParams.has('X-Amz-Algorithm')) {
-    return { status: 400, body: { __type: `${CORAL_SERVICE}MissingAuthenticationTokenException`, message: 'Request is missing Authentication Token' } };
+    return {
+      status: 400,
+      body: { __type: `${CORAL_SERVICE}MissingAuthenticationTokenException`, message: 'Request is missing Authentication Token' },
+    };
   }
   const forward = (forwarded: unknown = body) => engine.handle(operation, forwarded);
   return (await faults.answer({ seq, operation, body, forward })) ?? forward();
@@ -166,7 +184,8 @@ async function answer(req: IncomingMessage, operation: string, body: unknown, se
 
 function sendJson(req: IncomingMessage, res: ServerResponse, response: EngineResponse): void {
   const text = JSON.stringify(response.body ?? {});
-  const contentType = req.headers['content-type']?.split(';')[0]?.trim() === 'application/x-amz-json-1.0' ? 'application/x-amz-json-1.0' : 'application/json';
+  const contentType =
+    req.headers['content-type']?.split(';')[0]?.trim() === 'application/x-amz-json-1.0' ? 'application/x-amz-json-1.0' : 'application/json';
   res.writeHead(response.status, {
     'Content-Type': contentType,
     'Content-Length': Buffer.byteLength(text),

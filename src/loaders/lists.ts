@@ -41,22 +41,42 @@ export const LIST_BATCH = 25;
 
 /** Each key read on its own, concurrently; a failure (a bad cursor) is that key's alone. */
 function eachAlone<K, V>(read: (key: K) => Promise<V>): (keys: readonly K[]) => Promise<Array<V | Error>> {
-  return (keys) => Promise.all(keys.map((key) => read(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+  return (keys) =>
+    Promise.all(keys.map((key) => read(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
 }
 
 const argsKey = (value: object) => JSON.stringify(value, Object.keys(value).sort());
 
 export function createListLoaders(table: Table, collections: CollectionLoaders): ListLoaders {
-  const options = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({ name, maxBatchSize: LIST_BATCH, ...(cacheKeyFn ? { cacheKeyFn } : {}) });
+  const options = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({
+    name,
+    maxBatchSize: LIST_BATCH,
+    ...(cacheKeyFn ? { cacheKeyFn } : {}),
+  });
   return {
-    customerByEmail: new DataLoader(eachAlone(async (email: string) => {
-      const profile = (await customerByEmail(table, email)) ?? null;
-      if (profile) collections.collections.knowProfile(profile);
-      return profile;
-    }), options('customerByEmail')),
-    ordersByStatus: new DataLoader(eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })), options('ordersByStatus', argsKey)),
-    ordersBySku: new DataLoader(eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })), options('ordersBySku', argsKey)),
-    product: new DataLoader(eachAlone(async (sku: string) => (await product(table, sku)) ?? null), options('product')),
-    products: new DataLoader(eachAlone((args: PageArgs) => products(table, args)), options('products', argsKey)),
+    customerByEmail: new DataLoader(
+      eachAlone(async (email: string) => {
+        const profile = (await customerByEmail(table, email)) ?? null;
+        if (profile) collections.collections.knowProfile(profile);
+        return profile;
+      }),
+      options('customerByEmail'),
+    ),
+    ordersByStatus: new DataLoader(
+      eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })),
+      options('ordersByStatus', argsKey),
+    ),
+    ordersBySku: new DataLoader(
+      eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })),
+      options('ordersBySku', argsKey),
+    ),
+    product: new DataLoader(
+      eachAlone(async (sku: string) => (await product(table, sku)) ?? null),
+      options('product'),
+    ),
+    products: new DataLoader(
+      eachAlone((args: PageArgs) => products(table, args)),
+      options('products', argsKey),
+    ),
   };
 }

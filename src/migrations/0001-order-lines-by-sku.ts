@@ -37,7 +37,8 @@ export const migration = defineMigration<Map<string, string>>({
     const placedAt = placedAtById.get(orderId);
     if (placedAt === undefined) return { unresolved: `order ${orderId} has no header` };
     const { sku, lineNo } = line;
-    if (typeof sku !== 'string' || typeof lineNo !== 'number') return { unresolved: `line ${pkOf(line)}/${String(line.SK)} lacks sku or lineNo` };
+    if (typeof sku !== 'string' || typeof lineNo !== 'number')
+      return { unresolved: `line ${pkOf(line)}/${String(line.SK)} lacks sku or lineNo` };
     try {
       checkSku(sku);
     } catch {

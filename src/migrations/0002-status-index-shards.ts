@@ -42,7 +42,8 @@ export const migration = defineMigration<undefined>({
         key: { PK: pkOf(summary), SK: String(summary.SK) },
         set: { GSI1PK: key },
         condition: {
-          expression: summary.GSI1PK === undefined ? '#status = :status AND attribute_not_exists(GSI1PK)' : '#status = :status AND GSI1PK = :was',
+          expression:
+            summary.GSI1PK === undefined ? '#status = :status AND attribute_not_exists(GSI1PK)' : '#status = :status AND GSI1PK = :was',
           names: { '#status': 'status' },
           values: { ':status': summary.status, ...(summary.GSI1PK === undefined ? {} : { ':was': summary.GSI1PK }) },
         },

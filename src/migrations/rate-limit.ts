@@ -34,8 +34,12 @@ export class RateLimiter implements Limiter {
   private last: number;
   readonly burst: number;
 
-  constructor(readonly perSecond: number, options: { burst?: number; clock?: Clock } = {}) {
-    if (!(perSecond > 0) || !Number.isFinite(perSecond)) throw new Error(`a rate must be a positive number of items a second, got ${perSecond}`);
+  constructor(
+    readonly perSecond: number,
+    options: { burst?: number; clock?: Clock } = {},
+  ) {
+    if (!(perSecond > 0) || !Number.isFinite(perSecond))
+      throw new Error(`a rate must be a positive number of items a second, got ${perSecond}`);
     this.clock = options.clock ?? realClock;
     this.burst = options.burst ?? perSecond;
     if (!(this.burst > 0)) throw new Error(`a burst must be positive, got ${this.burst}`);

@@ -102,7 +102,16 @@ export async function runMigration(table: Table, migration: Migration, options: 
 
   const state = await migrationState(table, migration.name);
   if (state.applied && !options.force && !dryRun) {
-    return { name: migration.name, outcome: 'already applied', resumed: false, segments: state.applied.segments, run: zeroCounts(), total: state.applied.counts, scanRequests: 0, applied: state.applied };
+    return {
+      name: migration.name,
+      outcome: 'already applied',
+      resumed: false,
+      segments: state.applied.segments,
+      run: zeroCounts(),
+      total: state.applied.counts,
+      scanRequests: 0,
+      applied: state.applied,
+    };
   }
 
   // Where each segment starts: from its checkpoint (a real run resumes), or from the beginning.
@@ -134,24 +143,36 @@ export async function runMigration(table: Table, migration: Migration, options: 
     position.counts = addCounts(position.counts, page);
     run = addCounts(run, page);
     if (!dryRun) {
-      await saveCheckpoint(table, migration.name, { segment, segments, next, done: next === undefined, pages: position.pages, counts: position.counts }, now());
+      await saveCheckpoint(
+        table,
+        migration.name,
+        { segment, segments, next, done: next === undefined, pages: position.pages, counts: position.counts },
+        now(),
+      );
     }
     options.onPage?.({ segment, page, run });
   };
 
   // One parallel scan per segment, so the runner can wait for every worker to stop before it
   // returns (a failing segment must not leave others writing behind its back).
-  const outcomes = await Promise.allSettled(positions.map(async (position, segment) => {
-    if (position.start === null) return 0;
-    const startKeys = Array.from({ length: segments }, (_, s) => (s === segment ? position.start : null));
-    try {
-      const totals = await table.parallelScan({ segments, startKeys, pageSize, onPage: ({ segment: s, items, next }) => settlePage(s, items, next) });
-      return totals.requests;
-    } catch (error) {
-      if (!(error instanceof Stop)) failure ??= error;
-      throw error;
-    }
-  }));
+  const outcomes = await Promise.allSettled(
+    positions.map(async (position, segment) => {
+      if (position.start === null) return 0;
+      const startKeys = Array.from({ length: segments }, (_, s) => (s === segment ? position.start : null));
+      try {
+        const totals = await table.parallelScan({
+          segments,
+          startKeys,
+          pageSize,
+          onPage: ({ segment: s, items, next }) => settlePage(s, items, next),
+        });
+        return totals.requests;
+      } catch (error) {
+        if (!(error instanceof Stop)) failure ??= error;
+        throw error;
+      }
+    }),
+  );
   const scanRequests = outcomes.reduce((sum, outcome) => sum + (outcome.status === 'fulfilled' ? outcome.value : 0), 0);
   if (failure !== undefined) {
     const message = `migration ${migration.name} failed: ${(failure as Error).message ?? String(failure)}${dryRun ? '' : '; the pages settled so far are checkpointed, run it again to resume'}`;
@@ -245,15 +266,19 @@ function checkInteger(value: number, name: string, min: number, max: number): nu
 
 /** Each migration's state: applied (with its record), in progress (checkpoints) or pending. */
 export async function migrationStatuses(table: Table, list: readonly Migration[]): Promise<MigrationStatus[]> {
-  return Promise.all(list.map(async (migration): Promise<MigrationStatus> => {
-    const state = await migrationState(table, migration.name);
-    const inProgress = state.checkpoints.length > 0;
-    return {
-      name: migration.name,
-      description: migration.description,
-      status: state.applied && !inProgress ? 'applied' : inProgress ? 'in progress' : 'pending',
-      applied: state.applied,
-      progress: inProgress ? { done: state.checkpoints.filter((c) => c.done).length, segments: state.checkpoints[0]!.segments } : undefined,
-    };
-  }));
+  return Promise.all(
+    list.map(async (migration): Promise<MigrationStatus> => {
+      const state = await migrationState(table, migration.name);
+      const inProgress = state.checkpoints.length > 0;
+      return {
+        name: migration.name,
+        description: migration.description,
+        status: state.applied && !inProgress ? 'applied' : inProgress ? 'in progress' : 'pending',
+        applied: state.applied,
+        progress: inProgress
+          ? { done: state.checkpoints.filter((c) => c.done).length, segments: state.checkpoints[0]!.segments }
+          : undefined,
+      };
+    }),
+  );
 }

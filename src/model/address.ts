@@ -78,7 +78,8 @@ async function addLabel(table: Table, customerId: string, address: AddressRecord
         Update: {
           Key: customerKeys.profile(customerId),
           UpdateExpression: 'ADD addressLabels :labels',
-          ConditionExpression: 'attribute_exists(PK) AND NOT contains(addressLabels, :label) AND (attribute_not_exists(addressLabels) OR size(addressLabels) < :max)',
+          ConditionExpression:
+            'attribute_exists(PK) AND NOT contains(addressLabels, :label) AND (attribute_not_exists(addressLabels) OR size(addressLabels) < :max)',
           ExpressionAttributeValues: { ':labels': new Set([address.label]), ':label': address.label, ':max': MAX_ADDRESSES },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },

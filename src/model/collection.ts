@@ -26,5 +26,14 @@ export * from './customer-collection/session';
 /** The Queries a plan may hold (`PlannedQuery.pattern`) and the profiles BatchGetItem. */
 export const collectionPatterns: readonly AccessPattern[] = [
   ...plannedPatterns,
-  declarePattern('customerProfiles', { entity: 'Customer profile', graphql: ['Order.customer', 'Customer.name'], index: 'table', operation: 'BatchGetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried', order: '—', bound: (customerIds: readonly string[]) => customerIds.length, boundDoc: '1 item a key' }),
+  declarePattern('customerProfiles', {
+    entity: 'Customer profile',
+    graphql: ['Order.customer', 'Customer.name'],
+    index: 'table',
+    operation: 'BatchGetItem',
+    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried',
+    order: '—',
+    bound: (customerIds: readonly string[]) => customerIds.length,
+    boundDoc: '1 item a key',
+  }),
 ];

@@ -83,7 +83,16 @@ export function checkCustomerId(value: string, field = 'id'): string {
 
 /** customerProfile: the profile alone, or undefined when there is no such customer. */
 export const customerProfile = pattern(
-  { entity: 'Customer profile', graphql: ['Customer.name', 'Order.customer'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE', order: '—', bound: () => 1, boundDoc: '1 item' },
+  {
+    entity: 'Customer profile',
+    graphql: ['Customer.name', 'Order.customer'],
+    index: 'table',
+    operation: 'GetItem',
+    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE',
+    order: '—',
+    bound: () => 1,
+    boundDoc: '1 item',
+  },
   async function customerProfile(table: Table, customerId: string, consistent = false): Promise<CustomerRecord | undefined> {
     const item = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
     return item ? customerFromItem(item) : undefined;
@@ -92,7 +101,16 @@ export const customerProfile = pattern(
 
 /** customerByEmail: GSI1, by the canonical email (NFKC, case-insensitive); undefined when no customer has that email. */
 export const customerByEmail = pattern(
-  { entity: 'Customer profile', graphql: ['Query.customerByEmail'], index: 'GSI1', operation: 'Query', keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)', order: '—', bound: () => 1, boundDoc: 'Limit 1' },
+  {
+    entity: 'Customer profile',
+    graphql: ['Query.customerByEmail'],
+    index: 'GSI1',
+    operation: 'Query',
+    keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)',
+    order: '—',
+    bound: () => 1,
+    boundDoc: 'Limit 1',
+  },
   async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
     const { Items = [] } = await table.query({
       IndexName: GSI1,
@@ -107,8 +125,14 @@ export const customerByEmail = pattern(
 
 // ---- writes --------------------------------------------------------------------------------
 
-export interface CreateCustomerInput { name: string; email: string }
-export interface UpdateCustomerInput { name?: string | null | undefined; email?: string | null | undefined }
+export interface CreateCustomerInput {
+  name: string;
+  email: string;
+}
+export interface UpdateCustomerInput {
+  name?: string | null | undefined;
+  email?: string | null | undefined;
+}
 
 /**
  * createCustomer: profile and email guard in one transaction, one request. A taken email is
@@ -117,7 +141,11 @@ export interface UpdateCustomerInput { name?: string | null | undefined; email?:
  * allows one customer per identity, in the same transaction (CONFLICT the second time). Without
  * it a new id is made. Returns what was written.
  */
-export async function createCustomer(table: Table, input: CreateCustomerInput, options: { id?: string | undefined } = {}): Promise<CustomerRecord> {
+export async function createCustomer(
+  table: Table,
+  input: CreateCustomerInput,
+  options: { id?: string | undefined } = {},
+): Promise<CustomerRecord> {
   const customer: CustomerRecord = {
     id: options.id === undefined ? newId() : checkCustomerId(options.id),
     name: checkName(input.name),
@@ -161,7 +189,9 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
     if (!current) throw customerNotFound(customerId);
     if (canonicalEmail(email) === canonicalEmail(current.email)) {
       // Only the displayed spelling changes: the guard and GSI1 key stay where they are.
-      const updated = await setProfileFields(table, customerId, { name, email }, 'GSI1PK = :gsi1pk', { ':gsi1pk': customerKeys.gsi1pk(email) });
+      const updated = await setProfileFields(table, customerId, { name, email }, 'GSI1PK = :gsi1pk', {
+        ':gsi1pk': customerKeys.gsi1pk(email),
+      });
       if (updated) return updated;
       continue;
     }
@@ -173,7 +203,12 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
           UpdateExpression: 'SET #name = :name, email = :email, GSI1PK = :gsi1pk',
           ConditionExpression: 'email = :was',
           ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ':name': next.name, ':email': next.email, ':gsi1pk': customerKeys.gsi1pk(next.email), ':was': current.email },
+          ExpressionAttributeValues: {
+            ':name': next.name,
+            ':email': next.email,
+            ':gsi1pk': customerKeys.gsi1pk(next.email),
+            ':was': current.email,
+          },
         },
       },
       {

@@ -49,7 +49,9 @@ export function keyTemplate(text: string, parts: KeyParts): KeyTemplate {
   const slots = pieces.filter((_, i) => i % 2 === 1);
   for (const slot of slots) if (!parts[slot]) throw new Error(`key template ${text} names an undeclared part {${slot}}`);
   if (new Set(slots).size !== slots.length) throw new Error(`key template ${text} names a part twice`);
-  const pattern = new RegExp(`^${pieces.map((piece, i) => (i % 2 === 0 ? escape(piece) : `(?<${piece}>${parts[piece]!.shape})`)).join('')}$`);
+  const pattern = new RegExp(
+    `^${pieces.map((piece, i) => (i % 2 === 0 ? escape(piece) : `(?<${piece}>${parts[piece]!.shape})`)).join('')}$`,
+  );
   const formatted = (slot: string, values: KeyValues) => {
     const part = parts[slot]!;
     const value = values[slot] ?? part.from?.(values);
@@ -69,7 +71,14 @@ export function keyTemplate(text: string, parts: KeyParts): KeyTemplate {
       return groups ? { ...groups } : slots.length === 0 && value === text ? {} : undefined;
     },
     claims: (value) => typeof value === 'string' && (slots.length === 0 ? value === text : value.startsWith(prefix)),
-    head: (count) => keyTemplate(pieces.slice(0, 2 * count).map((piece, i) => (i % 2 === 0 ? piece : `{${piece}}`)).join(''), parts),
+    head: (count) =>
+      keyTemplate(
+        pieces
+          .slice(0, 2 * count)
+          .map((piece, i) => (i % 2 === 0 ? piece : `{${piece}}`))
+          .join(''),
+        parts,
+      ),
   };
 }
 
@@ -166,7 +175,12 @@ export function defineEntity<const T extends string>(spec: EntitySpec<T>): Entit
     isPart,
     key: (values) => ({ PK: templates.PK.build(values), SK: templates.SK.build(values) }),
     gsi1,
-    itemKeys: (values) => ({ PK: templates.PK.build(values), SK: templates.SK.build(values), ...(spec.gsi1 ? gsi1(values) : {}), type: spec.type }),
+    itemKeys: (values) => ({
+      PK: templates.PK.build(values),
+      SK: templates.SK.build(values),
+      ...(spec.gsi1 ? gsi1(values) : {}),
+      type: spec.type,
+    }),
     parseKey: (key) => {
       const attributes = Object.keys(key);
       const values: Record<string, string> = {};

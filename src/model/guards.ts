@@ -65,19 +65,25 @@ export function guardItem(item: Item): Item {
     throw new Error(`refusing to write ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
   }
   const size = itemSize(item);
-  if (size > MAX_ITEM_BYTES) throw badInput(`the ${entity.name.toLowerCase()} would be ${size} bytes, more than DynamoDB's ${MAX_ITEM_BYTES}`);
+  if (size > MAX_ITEM_BYTES)
+    throw badInput(`the ${entity.name.toLowerCase()} would be ${size} bytes, more than DynamoDB's ${MAX_ITEM_BYTES}`);
   return item;
 }
 
 /** Checks the key and the values an update sets (a lower bound of the item it leaves). */
-function guardUpdate(update: { Key?: Record<string, unknown> | undefined; UpdateExpression?: string | undefined; ExpressionAttributeValues?: Record<string, unknown> | undefined }) {
+function guardUpdate(update: {
+  Key?: Record<string, unknown> | undefined;
+  UpdateExpression?: string | undefined;
+  ExpressionAttributeValues?: Record<string, unknown> | undefined;
+}) {
   const key = (update.Key ?? {}) as Item;
   const entity = entityOf(key);
   if (!entity) throw new Error(`refusing to update ${String(key.PK)}/${String(key.SK)}: no entity claims that key`);
   if (!entity.expires && new RegExp(`\\b${TTL_ATTRIBUTE}\\b`).test(update.UpdateExpression ?? '')) {
     throw new Error(`refusing to set ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
   }
-  const size = itemSize(key) + Object.values(update.ExpressionAttributeValues ?? {}).reduce((sum: number, value) => sum + valueSize(value), 0);
+  const size =
+    itemSize(key) + Object.values(update.ExpressionAttributeValues ?? {}).reduce((sum: number, value) => sum + valueSize(value), 0);
   if (size > MAX_ITEM_BYTES) throw badInput(`the ${entity.name.toLowerCase()} would pass DynamoDB's ${MAX_ITEM_BYTES} bytes`);
 }
 

@@ -60,7 +60,8 @@ export const idempotencyClaim = declarePattern<[]>('idempotencyClaim', {
   graphql: ['Mutation.placeOrder'],
   index: 'table',
   operation: 'TransactWriteItems',
-  keyCondition: 'Put PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY if no live record holds it; when cancelled, the record held comes back as ALL_OLD',
+  keyCondition:
+    'Put PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY if no live record holds it; when cancelled, the record held comes back as ALL_OLD',
   order: '—',
   bound: () => 1,
   boundDoc: '1 item (the ALL_OLD of one action)',
@@ -76,7 +77,8 @@ export const idempotencyRecord = pattern(
     graphql: ['Mutation.placeOrder'],
     index: 'table',
     operation: 'GetItem',
-    keyCondition: 'PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY, consistent; only when placeOrder refuses a SKU (a replay of an order whose product left the catalog)',
+    keyCondition:
+      'PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY, consistent; only when placeOrder refuses a SKU (a replay of an order whose product left the catalog)',
     order: '—',
     bound: () => 1,
     boundDoc: '1 item',

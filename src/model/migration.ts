@@ -53,7 +53,9 @@ export interface MigrationCounts {
   unresolved: number;
 }
 
-export const COUNT_NAMES = ['scanned', 'selected', 'updated', 'skipped', 'unresolved'] as const satisfies ReadonlyArray<keyof MigrationCounts>;
+export const COUNT_NAMES = ['scanned', 'selected', 'updated', 'skipped', 'unresolved'] as const satisfies ReadonlyArray<
+  keyof MigrationCounts
+>;
 
 export function zeroCounts(): MigrationCounts {
   return { scanned: 0, selected: 0, updated: 0, skipped: 0, unresolved: 0 };
@@ -125,28 +127,34 @@ export interface MigrationState {
 }
 
 /** migrationState: the applied record and the checkpoints of one migration, one consistent Query. */
-export const migrationState = pattern({
-  entity: 'Migration record',
-  graphql: [],
-  index: 'table',
-  operation: 'Query',
-  keyCondition: 'PK = MIGRATION#<name>: the APPLIED record and every CHECKPOINT#<segment>, consistent',
-  order: 'by sort key',
-  bound: () => 1 + MAX_SEGMENTS,
-  boundDoc: `1 + segments (≤ ${MAX_SEGMENTS})`,
-}, async function migrationState(table: Table, name: string): Promise<MigrationState> {
-  // Bounded by the data model: the applied record and at most MAX_SEGMENTS checkpoints.
-  const { items } = await queryAll(table, {
-    KeyConditionExpression: 'PK = :pk',
-    ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
-    ConsistentRead: true,
-  });
-  const applied = items.find(migrationAppliedEntity.matches);
-  return {
-    applied: applied ? appliedFromItem(applied) : undefined,
-    checkpoints: items.filter(migrationCheckpointEntity.matches).map(checkpointFromItem).sort((a, b) => a.segment - b.segment),
-  };
-});
+export const migrationState = pattern(
+  {
+    entity: 'Migration record',
+    graphql: [],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: 'PK = MIGRATION#<name>: the APPLIED record and every CHECKPOINT#<segment>, consistent',
+    order: 'by sort key',
+    bound: () => 1 + MAX_SEGMENTS,
+    boundDoc: `1 + segments (≤ ${MAX_SEGMENTS})`,
+  },
+  async function migrationState(table: Table, name: string): Promise<MigrationState> {
+    // Bounded by the data model: the applied record and at most MAX_SEGMENTS checkpoints.
+    const { items } = await queryAll(table, {
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
+      ConsistentRead: true,
+    });
+    const applied = items.find(migrationAppliedEntity.matches);
+    return {
+      applied: applied ? appliedFromItem(applied) : undefined,
+      checkpoints: items
+        .filter(migrationCheckpointEntity.matches)
+        .map(checkpointFromItem)
+        .sort((a, b) => a.segment - b.segment),
+    };
+  },
+);
 
 // ---- writes --------------------------------------------------------------------------------
 
@@ -187,18 +195,27 @@ export async function saveCheckpoint(table: Table, name: string, checkpoint: Omi
  * `lastRunAt`, the counts of this run; `appliedAt` stays the first) and the deletion of every
  * checkpoint, in one transaction.
  */
-export async function recordApplied(table: Table, name: string, run: { segments: number; counts: MigrationCounts; checkpoints: number }, now: string): Promise<void> {
+export async function recordApplied(
+  table: Table,
+  name: string,
+  run: { segments: number; counts: MigrationCounts; checkpoints: number },
+  now: string,
+): Promise<void> {
   const set = assignments({ type: migrationAppliedEntity.type, name, lastRunAt: now, segments: run.segments, ...run.counts });
   const actions: TransactAction[] = [
     {
       Update: {
         Key: migrationKeys.applied(name),
-        UpdateExpression: updateExpression({ set: [...set.list, '#appliedAt = if_not_exists(#appliedAt, :lastRunAt)', '#runs = if_not_exists(#runs, :zero) + :one'] }),
+        UpdateExpression: updateExpression({
+          set: [...set.list, '#appliedAt = if_not_exists(#appliedAt, :lastRunAt)', '#runs = if_not_exists(#runs, :zero) + :one'],
+        }),
         ExpressionAttributeNames: { ...set.names, '#appliedAt': 'appliedAt', '#runs': 'runs' },
         ExpressionAttributeValues: { ...set.values, ':zero': 0, ':one': 1 },
       },
     },
-    ...Array.from({ length: run.checkpoints }, (_, segment): TransactAction => ({ Delete: { Key: migrationKeys.checkpoint(name, segment) } })),
+    ...Array.from({ length: run.checkpoints }, (_, segment): TransactAction => ({
+      Delete: { Key: migrationKeys.checkpoint(name, segment) },
+    })),
   ];
   await writeTransaction(table, actions);
 }

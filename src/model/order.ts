@@ -139,11 +139,15 @@ export const orderDetail = pattern(
     boundDoc: `1 + lines (≤ ${MAX_LINES}): ORDER_DETAIL_READ_BOUND`,
   },
   async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
-    const { items } = await queryAll(table, {
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
-      ConsistentRead: consistent,
-    }, { limit: ORDER_DETAIL_READ_BOUND });
+    const { items } = await queryAll(
+      table,
+      {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
+        ConsistentRead: consistent,
+      },
+      { limit: ORDER_DETAIL_READ_BOUND },
+    );
     return orderFromCollection(items);
   },
 );
@@ -171,13 +175,19 @@ const STATUS_ATTEMPTS = 5;
  * `options.ownedBy` restricts the move to that customer's orders: another's reads as missing
  * (NOT_FOUND), so a caller learns nothing of orders that are not its own.
  */
-export async function updateOrderStatus(table: Table, id: string, status: string, options: { ownedBy?: string | undefined } = {}): Promise<OrderRecord> {
+export async function updateOrderStatus(
+  table: Table,
+  id: string,
+  status: string,
+  options: { ownedBy?: string | undefined } = {},
+): Promise<OrderRecord> {
   const orderId = checkOrderId(id);
   const to = checkStatus(status);
   for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
     const item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
     const current = item ? orderFromItem(item) : undefined;
-    if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy)) throw notFound(`no order with id ${orderId}`);
+    if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy))
+      throw notFound(`no order with id ${orderId}`);
     if (!canMove(current.status, to)) {
       throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
     }

@@ -45,7 +45,10 @@ const QUANTITY_MAX = 100_000;
 /** How far in the future a staff import's placedAt may lie: clocks disagree by this much at most. */
 export const PLACED_AT_SKEW_MS = 5 * 60 * 1000;
 
-export interface OrderLineInput { sku: string; quantity: number }
+export interface OrderLineInput {
+  sku: string;
+  quantity: number;
+}
 export interface PlaceOrderInput {
   /** Required here: the resolver defaults it to the caller's own customer. */
   customerId: string;
@@ -59,7 +62,8 @@ type RequestedLine = Omit<OrderLineRecord, 'unitPriceCents'>;
 
 function checkLines(lines: readonly OrderLineInput[]): RequestedLine[] {
   if (lines.length === 0) throw badInput('an order needs at least one line', 'input.lines');
-  if (lines.length > MAX_LINES) throw badInput(`an order holds at most ${MAX_LINES} lines, so that it is written in one transaction`, 'input.lines');
+  if (lines.length > MAX_LINES)
+    throw badInput(`an order holds at most ${MAX_LINES} lines, so that it is written in one transaction`, 'input.lines');
   return lines.map((line, index) => {
     const field = `input.lines[${index}]`;
     if (!Number.isInteger(line.quantity) || line.quantity <= 0 || line.quantity > QUANTITY_MAX) {
@@ -87,14 +91,24 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
   const key = checkIdempotencyKey(input.idempotencyKey);
   const requested = checkLines(input.lines);
   const requestedAt = input.placedAt == null ? undefined : checkPlacedAt(input.placedAt);
-  const digest = fingerprint({ customerId, lines: requested.map(({ sku, quantity }) => ({ sku, quantity })), placedAt: requestedAt ?? null });
+  const digest = fingerprint({
+    customerId,
+    lines: requested.map(({ sku, quantity }) => ({ sku, quantity })),
+    placedAt: requestedAt ?? null,
+  });
 
   // Wave 1: the current prices, consistent.
-  const catalog = await catalogPrices(table, requested.map((line) => line.sku));
+  const catalog = await catalogPrices(
+    table,
+    requested.map((line) => line.sku),
+  );
   const unsold = requested.findIndex((line) => !catalog.get(line.sku)?.active);
   if (unsold >= 0) {
     const line = requested[unsold]!;
-    const refusal = badInput(`input.lines[${unsold}].sku: ${catalog.has(line.sku) ? `${line.sku} is no longer sold` : `no product has SKU ${line.sku}`}`, `input.lines[${unsold}].sku`);
+    const refusal = badInput(
+      `input.lines[${unsold}].sku: ${catalog.has(line.sku) ? `${line.sku} is no longer sold` : `no product has SKU ${line.sku}`}`,
+      `input.lines[${unsold}].sku`,
+    );
     return replayOr(table, customerId, key, digest, refusal);
   }
   const lines: OrderLineRecord[] = requested.map((line) => ({ ...line, unitPriceCents: catalog.get(line.sku)!.priceCents }));

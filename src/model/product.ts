@@ -40,11 +40,17 @@ export { productFromItem, productToItem, type ProductRecord } from './entity/pro
 
 // ---- validation ----------------------------------------------------------------------------
 
-export interface ProductInput { sku: string; name: string; priceCents: number; active: boolean }
+export interface ProductInput {
+  sku: string;
+  name: string;
+  priceCents: number;
+  active: boolean;
+}
 
 /** A price in cents: an integer from 0 to 100,000,000 (one million in major units). */
 export function checkPriceCents(value: number, field = 'input.priceCents'): number {
-  if (!Number.isInteger(value) || value < 0 || value > PRICE_MAX_CENTS) throw badInput(`${field} must be an integer from 0 to ${PRICE_MAX_CENTS}`, field);
+  if (!Number.isInteger(value) || value < 0 || value > PRICE_MAX_CENTS)
+    throw badInput(`${field} must be an integer from 0 to ${PRICE_MAX_CENTS}`, field);
   return value;
 }
 
@@ -62,7 +68,16 @@ export function checkProduct(input: ProductInput): ProductRecord {
 
 /** product: one GetItem; undefined when there is no such SKU. */
 export const product = pattern(
-  { entity: 'Product', graphql: ['Query.product'], index: 'table', operation: 'GetItem', keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>', order: '—', bound: () => 1, boundDoc: '1 item' },
+  {
+    entity: 'Product',
+    graphql: ['Query.product'],
+    index: 'table',
+    operation: 'GetItem',
+    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>',
+    order: '—',
+    bound: () => 1,
+    boundDoc: '1 item',
+  },
   async function product(table: Table, sku: string): Promise<ProductRecord | undefined> {
     const item = await table.get({ Key: productKeys.key(checkSku(sku)) });
     return item ? productFromItem(item) : undefined;
@@ -84,34 +99,44 @@ const CATALOG_SCOPE = 'catalog';
  * exact). `after` is a cursor of this list only: one of another list is BAD_USER_INPUT before
  * any request.
  */
-export const products = pattern({
-  entity: 'Product',
-  graphql: ['Query.products'],
-  index: 'table',
-  operation: 'Query',
-  keyCondition: 'PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor',
-  order: 'by sort key',
-  bound: (_table, args) => checkFirst(args.first) + 1,
-  boundDoc: 'Limit first + 1',
-}, async function products(table: Table, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<ProductPage> {
-  const first = checkFirst(args.first);
-  const start = args.after == null ? undefined : decodeProductCursor(args.after);
-  // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
-  const { items } = await queryAll(table, {
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
-    ...(start ? { ExclusiveStartKey: start } : {}),
-  }, { limit: first + 1 });
-  const taken = items.slice(0, first).map(productFromItem);
-  let cursors: string[] | undefined;
-  return {
-    products: taken,
-    hasNextPage: items.length > first,
-    get cursors() {
-      return (cursors ??= taken.map((p) => encodeCursor(CATALOG_SCOPE, productKeys.key(p.sku))));
-    },
-  };
-});
+export const products = pattern(
+  {
+    entity: 'Product',
+    graphql: ['Query.products'],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: 'PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor',
+    order: 'by sort key',
+    bound: (_table, args) => checkFirst(args.first) + 1,
+    boundDoc: 'Limit first + 1',
+  },
+  async function products(
+    table: Table,
+    args: { first?: number | null | undefined; after?: string | null | undefined },
+  ): Promise<ProductPage> {
+    const first = checkFirst(args.first);
+    const start = args.after == null ? undefined : decodeProductCursor(args.after);
+    // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
+    const { items } = await queryAll(
+      table,
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      },
+      { limit: first + 1 },
+    );
+    const taken = items.slice(0, first).map(productFromItem);
+    let cursors: string[] | undefined;
+    return {
+      products: taken,
+      hasNextPage: items.length > first,
+      get cursors() {
+        return (cursors ??= taken.map((p) => encodeCursor(CATALOG_SCOPE, productKeys.key(p.sku))));
+      },
+    };
+  },
+);
 
 function decodeProductCursor(cursor: string): Key {
   const key = decodeCursor(cursor, CATALOG_SCOPE, (k) => productEntity.parseKey(k) !== undefined);
@@ -123,24 +148,29 @@ function decodeProductCursor(cursor: string): Key {
  * ConsistentRead (a price just changed is the price read). Returns them by SKU; a SKU with no
  * product is absent. At most 96 SKUs (an order's lines), so one call of ≤ 100 keys.
  */
-export const catalogPrices = pattern({
-  entity: 'Product',
-  graphql: ['Mutation.placeOrder'],
-  index: 'table',
-  operation: 'BatchGetItem',
-  keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, the distinct SKUs of one order, ConsistentRead; wave 1 of 2, then the transaction',
-  order: '—',
-  bound: (_table, skus) => new Set(skus).size,
-  boundDoc: 'the distinct SKUs (≤ 96 keys: one call)',
-}, async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
-  const distinct = [...new Set(skus)];
-  if (distinct.length === 0) return new Map();
-  const items = await table.batchGet(distinct.map(productKeys.key), { consistent: true });
-  return new Map(items.map((item) => {
-    const found = productFromItem(item);
-    return [found.sku, found];
-  }));
-});
+export const catalogPrices = pattern(
+  {
+    entity: 'Product',
+    graphql: ['Mutation.placeOrder'],
+    index: 'table',
+    operation: 'BatchGetItem',
+    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, the distinct SKUs of one order, ConsistentRead; wave 1 of 2, then the transaction',
+    order: '—',
+    bound: (_table, skus) => new Set(skus).size,
+    boundDoc: 'the distinct SKUs (≤ 96 keys: one call)',
+  },
+  async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
+    const distinct = [...new Set(skus)];
+    if (distinct.length === 0) return new Map();
+    const items = await table.batchGet(distinct.map(productKeys.key), { consistent: true });
+    return new Map(
+      items.map((item) => {
+        const found = productFromItem(item);
+        return [found.sku, found];
+      }),
+    );
+  },
+);
 
 // ---- writes --------------------------------------------------------------------------------
 

@@ -35,26 +35,34 @@ export function checkSku(value: string, field = 'sku'): string {
  * waves (a Query on GSI1, a BatchGetItem of the headers); an empty page is 1 request.
  * `hasNextPage` is exact: the index is read to `first + 1` orders or to its end.
  */
-export const ordersBySku = pattern({
-  entity: 'Order line',
-  graphql: ['Query.ordersBySku'],
-  index: 'GSI1',
-  operation: 'Query',
-  keyCondition: 'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; more Queries when orders repeat the SKU; then orderHeaders',
-  order: 'newest first',
-  bound: (_table, _sku, args) => skuPageReadBound(checkFirst(args.first)),
-  boundDoc: '≤ (first + 1) × 96 index entries, then first headers: skuPageReadBound',
-}, async function ordersBySku(table: Table, sku: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
-  const checked = checkSku(sku);
-  const first = checkFirst(args.first);
-  const scope = cursorScope(checked);
-  const after = args.after == null ? undefined : decodeSkuCursor(args.after, scope);
+export const ordersBySku = pattern(
+  {
+    entity: 'Order line',
+    graphql: ['Query.ordersBySku'],
+    index: 'GSI1',
+    operation: 'Query',
+    keyCondition:
+      'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; more Queries when orders repeat the SKU; then orderHeaders',
+    order: 'newest first',
+    bound: (_table, _sku, args) => skuPageReadBound(checkFirst(args.first)),
+    boundDoc: '≤ (first + 1) × 96 index entries, then first headers: skuPageReadBound',
+  },
+  async function ordersBySku(
+    table: Table,
+    sku: string,
+    args: { first?: number | null | undefined; after?: string | null | undefined },
+  ): Promise<OrderPage> {
+    const checked = checkSku(sku);
+    const first = checkFirst(args.first);
+    const scope = cursorScope(checked);
+    const after = args.after == null ? undefined : decodeSkuCursor(args.after, scope);
 
-  const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
-  const taken = positions.slice(0, first);
-  const orders = await orderHeaders(table, taken.map(orderIdOf));
-  return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
-});
+    const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
+    const taken = positions.slice(0, first);
+    const orders = await orderHeaders(table, taken.map(orderIdOf));
+    return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
+  },
+);
 
 /**
  * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_LINES` index
@@ -110,25 +118,28 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
 }
 
 /** orderHeaders: the headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */
-export const orderHeaders = pattern({
-  entity: 'Order header',
-  graphql: ['Query.ordersBySku'],
-  index: 'table',
-  operation: 'BatchGetItem',
-  keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; its last wave',
-  order: '—',
-  bound: (_table, orderIds) => orderIds.length,
-  boundDoc: '1 item a key (first ≤ 100 keys: one call)',
-}, async function orderHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
-  if (orderIds.length === 0) return [];
-  const headers = await table.batchGet(orderIds.map(orderKeys.header));
-  const byId = new Map(headers.map((item) => [String(item.id), orderFromItem(item)]));
-  return orderIds.map((orderId) => {
-    const order = byId.get(orderId);
-    if (!order) throw new Error(`order ${orderId} has lines in the SKU index but no header`);
-    return order;
-  });
-});
+export const orderHeaders = pattern(
+  {
+    entity: 'Order header',
+    graphql: ['Query.ordersBySku'],
+    index: 'table',
+    operation: 'BatchGetItem',
+    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; its last wave',
+    order: '—',
+    bound: (_table, orderIds) => orderIds.length,
+    boundDoc: '1 item a key (first ≤ 100 keys: one call)',
+  },
+  async function orderHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
+    if (orderIds.length === 0) return [];
+    const headers = await table.batchGet(orderIds.map(orderKeys.header));
+    const byId = new Map(headers.map((item) => [String(item.id), orderFromItem(item)]));
+    return orderIds.map((orderId) => {
+      const order = byId.get(orderId);
+      if (!order) throw new Error(`order ${orderId} has lines in the SKU index but no header`);
+      return order;
+    });
+  },
+);
 
 /** `<placedAt>#<orderId>` of an index entry `<placedAt>#<orderId>#<lineNo>` (the line's declared GSI1SK). */
 function positionOf(item: Item): string {

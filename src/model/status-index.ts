@@ -75,68 +75,89 @@ interface ShardRead {
  * oldest item read is still newer than the page's last item may hold more of the page: only then
  * is it read further (another wave, rare). `hasNextPage` is exact.
  */
-export const ordersByStatus = pattern({
-  entity: 'Order summary',
-  graphql: ['Query.ordersByStatus'],
-  index: 'GSI1',
-  operation: 'Query',
-  keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave, more waves while a shard may hold more of the page',
-  order: 'newest first',
-  bound: (_table, _status, args) => statusPageReadBound(checkFirst(args.first)),
-  boundDoc: 'shards × (W + p), W = first + 1, p = min(W, ⌈W / shards⌉ + 8): statusPageReadBound',
-}, async function ordersByStatus(table: Table, status: string, args: { first?: number | null | undefined; after?: string | null | undefined }): Promise<OrderPage> {
-  const checked = checkStatus(status);
-  const first = checkFirst(args.first);
-  const scope = `status:${checked}:${STATUS_SHARDS}`;
-  const positions = args.after == null ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' })) : decodePositions(args.after, scope, checked);
-  const reads: ShardRead[] = positions.map((position) => ({
-    items: [],
-    next: position.kind === 'after' ? position.key : undefined,
-    exhausted: position.kind === 'done',
-  }));
-
-  const { wanted, perShard } = shardPlan(first);
-  // Per shard, never more than the estimate this page was admitted with (statusPageReadBound).
-  const shardBudget = wanted + perShard;
-  let merged: Array<{ item: Item; shard: number }> = [];
-  let pending = reads.map((_, shard) => shard).filter((shard) => !reads[shard]!.exhausted);
-  while (pending.length > 0) {
-    await Promise.all(pending.map((shard) => {
-      const read = reads[shard]!;
-      return readShard(table, statusKeys.gsi1pk(checked, shard), read, Math.min(perShard, shardBudget - read.items.length));
+export const ordersByStatus = pattern(
+  {
+    entity: 'Order summary',
+    graphql: ['Query.ordersByStatus'],
+    index: 'GSI1',
+    operation: 'Query',
+    keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave, more waves while a shard may hold more of the page',
+    order: 'newest first',
+    bound: (_table, _status, args) => statusPageReadBound(checkFirst(args.first)),
+    boundDoc: 'shards × (W + p), W = first + 1, p = min(W, ⌈W / shards⌉ + 8): statusPageReadBound',
+  },
+  async function ordersByStatus(
+    table: Table,
+    status: string,
+    args: { first?: number | null | undefined; after?: string | null | undefined },
+  ): Promise<OrderPage> {
+    const checked = checkStatus(status);
+    const first = checkFirst(args.first);
+    const scope = `status:${checked}:${STATUS_SHARDS}`;
+    const positions =
+      args.after == null
+        ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' }))
+        : decodePositions(args.after, scope, checked);
+    const reads: ShardRead[] = positions.map((position) => ({
+      items: [],
+      next: position.kind === 'after' ? position.key : undefined,
+      exhausted: position.kind === 'done',
     }));
-    merged = reads
-      .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
-      .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
-    const cut = merged.length >= wanted ? String(merged[wanted - 1]!.item.GSI1SK) : undefined;
-    pending = pending.filter((shard) => {
-      const read = reads[shard]!;
-      return !read.exhausted && read.items.length < shardBudget && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
-    });
-  }
 
-  const taken = merged.slice(0, first);
-  return orderPage(taken.map(({ item }) => orderFromItem(item)), merged.length > first, () => {
-    const current = [...positions];
-    const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
-    return taken.map(({ item, shard }) => {
-      takenPerShard[shard]! += 1;
-      const read = reads[shard]!;
-      current[shard] = takenPerShard[shard] === read.items.length && read.exhausted ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
-      return encodeCursor(scope, encodePositions(current));
-    });
-  });
-});
+    const { wanted, perShard } = shardPlan(first);
+    // Per shard, never more than the estimate this page was admitted with (statusPageReadBound).
+    const shardBudget = wanted + perShard;
+    let merged: Array<{ item: Item; shard: number }> = [];
+    let pending = reads.map((_, shard) => shard).filter((shard) => !reads[shard]!.exhausted);
+    while (pending.length > 0) {
+      await Promise.all(
+        pending.map((shard) => {
+          const read = reads[shard]!;
+          return readShard(table, statusKeys.gsi1pk(checked, shard), read, Math.min(perShard, shardBudget - read.items.length));
+        }),
+      );
+      merged = reads
+        .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
+        .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
+      const cut = merged.length >= wanted ? String(merged[wanted - 1]!.item.GSI1SK) : undefined;
+      pending = pending.filter((shard) => {
+        const read = reads[shard]!;
+        return !read.exhausted && read.items.length < shardBudget && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
+      });
+    }
+
+    const taken = merged.slice(0, first);
+    return orderPage(
+      taken.map(({ item }) => orderFromItem(item)),
+      merged.length > first,
+      () => {
+        const current = [...positions];
+        const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
+        return taken.map(({ item, shard }) => {
+          takenPerShard[shard]! += 1;
+          const read = reads[shard]!;
+          current[shard] =
+            takenPerShard[shard] === read.items.length && read.exhausted ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
+          return encodeCursor(scope, encodePositions(current));
+        });
+      },
+    );
+  },
+);
 
 /** Reads up to `limit` more items of one shard into `read`, following LastEvaluatedKey past 1 MB pages. */
 async function readShard(table: Table, gsi1pk: string, read: ShardRead, limit: number): Promise<void> {
-  const page = await queryAll(table, {
-    IndexName: GSI1,
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': gsi1pk },
-    ScanIndexForward: false,
-    ...(read.next ? { ExclusiveStartKey: read.next } : {}),
-  }, { limit });
+  const page = await queryAll(
+    table,
+    {
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+      ScanIndexForward: false,
+      ...(read.next ? { ExclusiveStartKey: read.next } : {}),
+    },
+    { limit },
+  );
   read.items.push(...page.items);
   read.next = page.next;
   read.exhausted = page.complete;
@@ -150,7 +171,12 @@ function indexKeyOf(item: Item): Record<string, string> {
 function encodePositions(positions: readonly Position[]): CursorKey {
   const key: CursorKey = {};
   positions.forEach((position, shard) => {
-    key[`s${shard}`] = position.kind === 'start' ? '' : position.kind === 'done' ? '-' : `${position.key.GSI1SK}|${orderSummaryEntity.templates.PK.parse(position.key.PK)?.customerId ?? ''}`;
+    key[`s${shard}`] =
+      position.kind === 'start'
+        ? ''
+        : position.kind === 'done'
+          ? '-'
+          : `${position.key.GSI1SK}|${orderSummaryEntity.templates.PK.parse(position.key.PK)?.customerId ?? ''}`;
   });
   return key;
 }

@@ -65,7 +65,10 @@ export const Customer: CustomerResolvers = {
 
   orders(customer, args, ctx, info) {
     const window = ctx.loaders.collections.window(customer.id, orderWindowArgs(info, args));
-    return then(customerView(ctx.loaders, { customerId: customer.id, need: { profile: false, addresses: false, windows: [window] } }), (view) => view?.pages[0] ?? vanished(customer.id));
+    return then(
+      customerView(ctx.loaders, { customerId: customer.id, need: { profile: false, addresses: false, windows: [window] } }),
+      (view) => view?.pages[0] ?? vanished(customer.id),
+    );
   },
 };
 

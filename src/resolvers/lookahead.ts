@@ -98,7 +98,11 @@ export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
 /** The need of one customer for the field being resolved: its selection, cursors decoded for that customer. */
 export function customerNeed(info: GraphQLResolveInfo, collections: CustomerCollections, customerId: string): CollectionNeed {
   const selection = customerSelection(info);
-  return { profile: selection.profile, addresses: selection.addresses, windows: selection.windows.map((args) => collections.window(customerId, args)) };
+  return {
+    profile: selection.profile,
+    addresses: selection.addresses,
+    windows: selection.windows.map((args) => collections.window(customerId, args)),
+  };
 }
 
 /**

@@ -25,12 +25,17 @@ export const orderMutations: MutationResolvers = {
 
   // Staff move any order; a customer (allowed only to cancel, src/schema/access.ts) only its own.
   updateOrderStatus: (_root, { id, status }, ctx) =>
-    updateOrderStatus(ctx.table, id, status, { ownedBy: ctx.principal.kind === 'staff' ? undefined : (ownCustomerId(ctx.principal) ?? 'nobody') }),
+    updateOrderStatus(ctx.table, id, status, {
+      ownedBy: ctx.principal.kind === 'staff' ? undefined : (ownCustomerId(ctx.principal) ?? 'nobody'),
+    }),
 };
 
 export const Order: OrderResolvers = {
   async customer(order, _args, ctx, info) {
-    const view = await customerView(ctx.loaders, { customerId: order.customerId, need: customerNeed(info, ctx.loaders.collections, order.customerId) });
+    const view = await customerView(ctx.loaders, {
+      customerId: order.customerId,
+      need: customerNeed(info, ctx.loaders.collections, order.customerId),
+    });
     if (!view) throw new Error(`order ${order.id} names customer ${order.customerId}, which does not exist`);
     return { id: order.customerId, profile: view.profile };
   },

@@ -20,7 +20,8 @@ import { ownCustomerId, type Principal } from '../auth';
 import type { Context } from '../context';
 import { checkCustomerId, DomainError, ErrorCode, forbidden } from '../model';
 
-type Args = Record<string, any>;
+/** Field arguments as graphql-js coerced them; each rule reads the ones its field declares. */
+type Args = Record<string, unknown>;
 
 export interface Rule {
   /** Who, in words (the README's table and error messages use it). */
@@ -28,20 +29,20 @@ export interface Rule {
   /** A refusal decided from the principal and the arguments alone, before any read. */
   check?(principal: Principal, args: Args): DomainError | undefined;
   /** What of a result found by reading the principal may see; refused results read as missing. */
-  filter?(principal: Principal, result: any): unknown;
+  filter?(principal: Principal, result: unknown): unknown;
 }
 
 const reached: Rule = { who: 'reached' };
 const signedIn: Rule = { who: 'signed in' };
 const staff: Rule = { who: 'staff' };
 
-/** The customer named by `argument` must be the caller's own (or the caller is staff). */
-function ownerOf(customerIdOf: (args: Args) => string, field: string): Rule {
+/** The customer named by the argument `field` must be the caller's own (or the caller is staff). */
+function ownerOf(field: 'id' | 'customerId'): Rule {
   return {
     who: 'owner or staff',
     check(principal, args) {
       if (principal.kind === 'staff') return undefined;
-      return checkCustomerId(customerIdOf(args), field) === ownCustomerId(principal) ? undefined : notYours(field);
+      return checkCustomerId(String(args[field]), field) === ownCustomerId(principal) ? undefined : notYours(field);
     },
   };
 }
@@ -51,7 +52,8 @@ function notYours(field: string): DomainError {
 }
 
 /** An order is visible to staff and to the customer it belongs to; to anyone else it is missing. */
-function ownOrderOrNull(principal: Principal, order: { customerId: string } | null): unknown {
+function ownOrderOrNull(principal: Principal, result: unknown): unknown {
+  const order = result as { customerId: string } | null;
   if (!order || principal.kind === 'staff') return order;
   return order.customerId === ownCustomerId(principal) ? order : null;
 }
@@ -61,7 +63,7 @@ const all = (...fields: string[]): Record<string, Rule> => Object.fromEntries(fi
 export const ACCESS: Record<string, Record<string, Rule>> = {
   Query: {
     me: signedIn,
-    customer: ownerOf((args) => args.id, 'id'),
+    customer: ownerOf('id'),
     customerByEmail: staff,
     order: { who: 'signed in', filter: ownOrderOrNull },
     ordersByStatus: staff,
@@ -72,22 +74,27 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
   },
   Mutation: {
     createCustomer: signedIn,
-    updateCustomer: ownerOf((args) => args.id, 'id'),
-    putAddress: ownerOf((args) => args.customerId, 'customerId'),
-    removeAddress: ownerOf((args) => args.customerId, 'customerId'),
+    updateCustomer: ownerOf('id'),
+    putAddress: ownerOf('customerId'),
+    removeAddress: ownerOf('customerId'),
     placeOrder: {
       who: 'owner or staff',
-      check(principal, { input }) {
+      check(principal, args) {
         if (principal.kind === 'staff') return undefined;
+        const input = args.input as { customerId?: string | null; placedAt?: string | null };
         if (input.placedAt != null) return forbidden('input.placedAt is for staff imports only', 'input.placedAt');
-        if (input.customerId != null && checkCustomerId(input.customerId, 'input.customerId') !== ownCustomerId(principal)) return notYours('input.customerId');
+        if (input.customerId != null && checkCustomerId(input.customerId, 'input.customerId') !== ownCustomerId(principal))
+          return notYours('input.customerId');
         return undefined;
       },
     },
     // A customer may cancel its own order; whose order it is is known only by reading it.
     updateOrderStatus: {
       who: 'owner or staff',
-      check: (principal, { status }) => (principal.kind === 'staff' || status === 'CANCELLED' ? undefined : forbidden('only staff move an order on; you may cancel yours', 'status')),
+      check: (principal, { status }) =>
+        principal.kind === 'staff' || status === 'CANCELLED'
+          ? undefined
+          : forbidden('only staff move an order on; you may cancel yours', 'status'),
     },
     putProduct: staff,
   },
@@ -111,16 +118,19 @@ export const ROOT_TYPES = ['Query', 'Mutation'] as const;
  * field runs), staff-only fields refuse everyone else, then the rule's own check, then the field,
  * then the rule's filter. Throws when a root resolver has no rule.
  */
-export function withAccess<R extends Record<string, any>>(resolvers: R): R {
-  const wrapped: Record<string, any> = { ...resolvers };
+export function withAccess<R extends object>(resolvers: R): R {
+  const byType = resolvers as Record<string, unknown>;
+  const wrapped: Record<string, unknown> = { ...byType };
   for (const type of ROOT_TYPES) {
-    const fields = resolvers[type] as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;
+    const fields = byType[type] as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;
     if (!fields) continue;
-    wrapped[type] = Object.fromEntries(Object.entries(fields).map(([field, resolve]) => {
-      const rule = ACCESS[type]?.[field];
-      if (!rule || rule.who === 'reached') throw new Error(`${type}.${field} has no access rule in src/schema/access.ts`);
-      return [field, guarded(rule, resolve)];
-    }));
+    wrapped[type] = Object.fromEntries(
+      Object.entries(fields).map(([field, resolve]) => {
+        const rule = ACCESS[type]?.[field];
+        if (!rule || rule.who === 'reached') throw new Error(`${type}.${field} has no access rule in src/schema/access.ts`);
+        return [field, guarded(rule, resolve)];
+      }),
+    );
   }
   return wrapped as R;
 }
@@ -128,7 +138,8 @@ export function withAccess<R extends Record<string, any>>(resolvers: R): R {
 function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> {
   return async (root, args, ctx, info) => {
     const { principal } = ctx;
-    if (principal.kind === 'anonymous') throw new DomainError(ErrorCode.UNAUTHENTICATED, 'sign in first: send Authorization: Bearer <token>');
+    if (principal.kind === 'anonymous')
+      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'sign in first: send Authorization: Bearer <token>');
     if (rule.who === 'staff' && principal.kind !== 'staff') throw forbidden(`${info.parentType.name}.${info.fieldName} is for staff only`);
     const refusal = rule.check?.(principal, args);
     if (refusal) throw refusal;

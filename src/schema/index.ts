@@ -10,7 +10,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** The SDL of `src/schema/*.graphql`, in file-name order (the same files codegen reads). */
 export function typeDefs(): string[] {
-  return readdirSync(here).filter((file) => file.endsWith('.graphql')).sort().map((file) => readFileSync(join(here, file), 'utf8'));
+  return readdirSync(here)
+    .filter((file) => file.endsWith('.graphql'))
+    .sort()
+    .map((file) => readFileSync(join(here, file), 'utf8'));
 }
 
 export function buildSchema(): GraphQLSchema {

@@ -19,10 +19,19 @@ export function renderAccessPatterns(): string {
     '',
     row(['entity', 'type', 'PK', 'SK', 'GSI1PK', 'GSI1SK', 'GraphQL', 'TTL', 'codec']),
     row(['---', '---', '---', '---', '---', '---', '---', '---', '---']),
-    ...entities().map((e) => row([
-      e.name, code(e.type), code(e.keys.PK), code(e.keys.SK), code(e.keys.GSI1PK ?? ''), code(e.keys.GSI1SK ?? ''), e.graphql ?? '', e.expires ? code(TTL_ATTRIBUTE) : 'never',
-      e.codec ? `${code(e.codec.toItem.name)} / ${code(e.codec.fromItem.name)}` : 'written by updates',
-    ])),
+    ...entities().map((e) =>
+      row([
+        e.name,
+        code(e.type),
+        code(e.keys.PK),
+        code(e.keys.SK),
+        code(e.keys.GSI1PK ?? ''),
+        code(e.keys.GSI1SK ?? ''),
+        e.graphql ?? '',
+        e.expires ? code(TTL_ATTRIBUTE) : 'never',
+        e.codec ? `${code(e.codec.toItem.name)} / ${code(e.codec.fromItem.name)}` : 'written by updates',
+      ]),
+    ),
     '',
     `GSI1 projects INCLUDE: ${GSI1_PROJECTED_ATTRIBUTES.map(code).join(', ')}. The status index is spread over ${STATUS_SHARDS} shards (\`STATUS_SHARDS\`).`,
     'There is no LSI.',
@@ -31,10 +40,9 @@ export function renderAccessPatterns(): string {
     '',
     row(['pattern', 'GraphQL', 'reads', 'index', 'operation', 'key condition', 'order', 'bound']),
     row(['---', '---', '---', '---', '---', '---', '---', '---']),
-    ...accessPatterns().map((p) => row([
-      code(p.name), p.graphql.map(code).join(', '), p.entity, p.index, p.operation, code(p.keyCondition), p.order, p.boundDoc,
-    ])),
+    ...accessPatterns().map((p) =>
+      row([code(p.name), p.graphql.map(code).join(', '), p.entity, p.index, p.operation, code(p.keyCondition), p.order, p.boundDoc]),
+    ),
     '',
   ].join('\n');
 }
-

@@ -12,6 +12,10 @@
  */
 export class UsageError extends Error {}
 
+/** Where the table tools (seed, doctor, migrate) work, for their usage text (src/tools/connect.ts decides). */
+export const TOOL_TARGET = `Target: DYNAMODB_ENDPOINT, or Amazon DynamoDB with NODE_ENV=production, or the embedded engine
+on disk in DATA_DIR (default .data); TABLE_NAME (default app).`;
+
 /** Runs `parse` (node:util `parseArgs`), turning its complaints into usage errors. */
 export function parseOptions<T>(parse: () => T): T {
   try {
@@ -22,7 +26,11 @@ export function parseOptions<T>(parse: () => T): T {
 }
 
 /** An integer option (underscores allowed: 100_000), at least `min`; undefined when absent and optional. */
-export function integerOption(name: string, value: string | undefined, options: { min?: number; required?: boolean } = {}): number | undefined {
+export function integerOption(
+  name: string,
+  value: string | undefined,
+  options: { min?: number; required?: boolean } = {},
+): number | undefined {
   const min = options.min ?? 0;
   if (value === undefined) {
     if (options.required) throw new UsageError(`--${name} is required`);

@@ -14,5 +14,8 @@ export type Connection = Pick<Runtime, 'table' | 'doc' | 'where' | 'close'>;
 
 export async function connect(options: { createTable?: boolean } = {}): Promise<Connection> {
   const config = readConfig();
-  return bootstrap(config, { embedded: { start: startEngine, path: config.dataDir ?? '.data' }, createTable: options.createTable === true });
+  return bootstrap(config, {
+    embedded: { start: startEngine, path: config.dataDir ?? '.data' },
+    createTable: options.createTable === true,
+  });
 }

@@ -35,8 +35,21 @@ export async function loadDemoData(table: Table, now = new Date()): Promise<{ cu
   for (const [i, person] of PEOPLE.entries()) {
     const customer = await createCustomer(table, { name: person.name, email: person.email });
     customers.push(customer.id);
-    await putAddress(table, customer.id, { label: 'home', street: `Calle ${i + 1}`, city: person.city, postalCode: `2800${i}`, country: person.country });
-    if (i % 2 === 0) await putAddress(table, customer.id, { label: 'work', street: `Avenida ${i + 10}`, city: person.city, postalCode: `2801${i}`, country: person.country });
+    await putAddress(table, customer.id, {
+      label: 'home',
+      street: `Calle ${i + 1}`,
+      city: person.city,
+      postalCode: `2800${i}`,
+      country: person.country,
+    });
+    if (i % 2 === 0)
+      await putAddress(table, customer.id, {
+        label: 'work',
+        street: `Avenida ${i + 10}`,
+        city: person.city,
+        postalCode: `2801${i}`,
+        country: person.country,
+      });
     const count = 6 + i * 3;
     for (let n = 0; n < count; n++) {
       const placedAt = new Date(now.getTime() - (n * 11 + i) * 24 * 3600 * 1000).toISOString();

@@ -8,7 +8,12 @@ import type { Progress } from './progress';
  */
 export function progressCounter(label: string, unit: string, options: { quiet?: boolean } = {}): Progress {
   if (options.quiet || !process.stderr.isTTY) return { increment() {}, setTotal() {}, stop() {} };
-  const bar = new SingleBar({ format: `${label} {value} ${unit} | {duration_formatted}`, stream: process.stderr, hideCursor: true, formatValue: (value) => value.toLocaleString('en-US') });
+  const bar = new SingleBar({
+    format: `${label} {value} ${unit} | {duration_formatted}`,
+    stream: process.stderr,
+    hideCursor: true,
+    formatValue: (value) => value.toLocaleString('en-US'),
+  });
   let value = 0;
   bar.start(Number.MAX_SAFE_INTEGER, 0);
   return {

@@ -15,7 +15,10 @@ export function progressBar(label: string, total: number, options: { quiet?: boo
   if (options.quiet || !process.stderr.isTTY) {
     return { increment() {}, setTotal() {}, stop() {} };
   }
-  const bar = new SingleBar({ format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+  const bar = new SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, hideCursor: true },
+    Presets.shades_classic,
+  );
   let value = 0;
   let max = Math.max(1, total);
   bar.start(max, 0);

@@ -14,7 +14,10 @@ export type Random = () => number;
 /** A PRNG returning floats in [0, 1), fully determined by `seed`. */
 export function seededRandom(seed: string | number): Random {
   const text = String(seed);
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -26,9 +29,15 @@ export function seededRandom(seed: string | number): Random {
   h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
   h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
   h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  let a = (h1 ^ h2 ^ h3 ^ h4) >>> 0, b = (h2 ^ h1) >>> 0, c = (h3 ^ h1) >>> 0, d = (h4 ^ h1) >>> 0;
+  let a = (h1 ^ h2 ^ h3 ^ h4) >>> 0,
+    b = (h2 ^ h1) >>> 0,
+    c = (h3 ^ h1) >>> 0,
+    d = (h4 ^ h1) >>> 0;
   const next = () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     let t = (a + b) | 0;
     a = b ^ (b >>> 9);
     b = (c + (c << 3)) | 0;
@@ -80,7 +89,8 @@ const MAX_ULID_TIME = 2 ** 48 - 1;
  * ULID, so ids sort by time) and 16 characters (80 bits) drawn from `random`.
  */
 export function ulidAt(timeMs: number, random: Random): string {
-  if (!Number.isInteger(timeMs) || timeMs < 0 || timeMs > MAX_ULID_TIME) throw new Error(`a ULID time must be an integer 0..2^48-1, got ${timeMs}`);
+  if (!Number.isInteger(timeMs) || timeMs < 0 || timeMs > MAX_ULID_TIME)
+    throw new Error(`a ULID time must be an integer 0..2^48-1, got ${timeMs}`);
   let time = '';
   let rest = timeMs;
   for (let i = 0; i < 10; i++) {

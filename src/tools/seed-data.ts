@@ -25,7 +25,8 @@
  *   SKU with a fixed price; `totalCents` and `lineCount` are computed as `placeOrder` does;
  * - when there are orders, the catalogue itself: 500 active products `SKU-0000`..`SKU-0499`
  *   (`PK = CATALOG`) at the prices the lines carry, so `placeOrder` works against seeded data.
- *   The catalogue does not depend on the seed: two seeds loaded into one table agree on it.
+ *   The catalogue (seed-catalogue.ts) does not depend on the seed: two seeds loaded into one
+ *   table agree on it.
  *
  * Not generated: idempotency records. `placeOrder` writes one per order with a 24-hour TTL;
  * generated orders are back-dated, so theirs would long have expired (Amazon would delete them;
@@ -49,6 +50,7 @@ import {
 } from '../model';
 import type { Item } from '../dynamo/table';
 import { intBetween, pick, seededRandom, shuffle, ulidAt, weighted, type Random } from './random';
+import { CATALOGUE_SIZE, catalogueProducts, seededPrice, seededSku } from './seed-catalogue';
 
 export interface SeedDataOptions {
   /** How many customers (≥ 0). */
@@ -104,7 +106,11 @@ export function resolveSeedOptions(options: SeedDataOptions): Resolved {
   }
   const until = options.until ?? DEFAULT_UNTIL;
   const untilMs = Date.parse(until);
-  if (Number.isNaN(untilMs) || new Date(untilMs).toISOString().length !== 24 || untilMs - HISTORY_MS < Date.parse('2000-01-01T00:00:00.000Z')) {
+  if (
+    Number.isNaN(untilMs) ||
+    new Date(untilMs).toISOString().length !== 24 ||
+    untilMs - HISTORY_MS < Date.parse('2000-01-01T00:00:00.000Z')
+  ) {
     throw new RangeError(`until must be an ISO-8601 UTC timestamp after 2003, got ${until}`);
   }
   return { customers, orders, seed: String(options.seed ?? DEFAULT_SEED), addresses, untilMs };
@@ -119,7 +125,10 @@ export function orderCounts(options: SeedDataOptions): number[] {
   const { customers, orders, seed } = resolveSeedOptions(options);
   if (customers === 0) return [];
   const random = seededRandom(`${seed}:ranking`);
-  const rankOf = shuffle(random, Array.from({ length: customers }, (_, i) => i + 1));
+  const rankOf = shuffle(
+    random,
+    Array.from({ length: customers }, (_, i) => i + 1),
+  );
   const weights = rankOf.map((rank) => 1 / rank);
   const total = weights.reduce((sum, w) => sum + w, 0);
   const exact = weights.map((w) => (orders * w) / total);
@@ -172,13 +181,7 @@ export function* seedItems(options: SeedDataOptions): Generator<Item> {
 
 /** The products the generated orders draw from: the whole catalogue, or none when there are no orders. */
 export function seededCatalogue(options: SeedDataOptions): ProductRecord[] {
-  if (resolveSeedOptions(options).orders === 0) return [];
-  return Array.from({ length: CATALOGUE_SIZE }, (_, n): ProductRecord => ({
-    sku: seededSku(n),
-    name: `${PRODUCT_NAMES[n % PRODUCT_NAMES.length]} ${String(n).padStart(4, '0')}`,
-    priceCents: seededPrice(n),
-    active: true,
-  }));
+  return resolveSeedOptions(options).orders === 0 ? [] : catalogueProducts();
 }
 
 export interface SeedCounts {
@@ -207,18 +210,82 @@ export function countSeedItems(options: SeedDataOptions): SeedCounts {
 
 // ---- one customer ------------------------------------------------------------------------------
 
-const FIRST_NAMES = ['Ana', 'Bruno', 'Chloé', 'Dmitri', 'Elena', 'Farid', 'Greta', 'Hugo', 'Inés', 'Jonas', 'Kenji', 'Lucía', 'Marta', 'Nils', 'Olga', 'Pablo', 'Quentin', 'Rosa', 'Sven', 'Teresa', 'Umar', 'Valeria', 'Wen', 'Xavier', 'Yara', 'Zoë'];
-const LAST_NAMES = ['García', 'Costa', 'Martin', 'Ivanov', 'Rossi', 'Müller', 'Silva', 'Novak', 'Kowalski', 'Dubois', 'Fernández', 'Jensen', 'Horvat', 'Papadopoulos', 'Nakamura', 'Okafor', 'Larsen', 'Moreau', 'Santos', 'Weber'];
+const FIRST_NAMES = [
+  'Ana',
+  'Bruno',
+  'Chloé',
+  'Dmitri',
+  'Elena',
+  'Farid',
+  'Greta',
+  'Hugo',
+  'Inés',
+  'Jonas',
+  'Kenji',
+  'Lucía',
+  'Marta',
+  'Nils',
+  'Olga',
+  'Pablo',
+  'Quentin',
+  'Rosa',
+  'Sven',
+  'Teresa',
+  'Umar',
+  'Valeria',
+  'Wen',
+  'Xavier',
+  'Yara',
+  'Zoë',
+];
+const LAST_NAMES = [
+  'García',
+  'Costa',
+  'Martin',
+  'Ivanov',
+  'Rossi',
+  'Müller',
+  'Silva',
+  'Novak',
+  'Kowalski',
+  'Dubois',
+  'Fernández',
+  'Jensen',
+  'Horvat',
+  'Papadopoulos',
+  'Nakamura',
+  'Okafor',
+  'Larsen',
+  'Moreau',
+  'Santos',
+  'Weber',
+];
 const LABELS = ['home', 'work', 'parents', 'office', 'holiday', 'warehouse', 'billing', 'studio', 'partner', 'pickup-point'];
-const STREETS = ['Calle Mayor', 'Rua Augusta', 'Rue de la République', 'Hauptstraße', 'Via Roma', 'High Street', 'Avenida da Liberdade', 'Gran Vía', 'Karl-Marx-Allee', 'Corso Buenos Aires'];
-const CITIES: ReadonlyArray<readonly [string, string]> = [['Madrid', 'ES'], ['Barcelona', 'ES'], ['Lisboa', 'PT'], ['Porto', 'PT'], ['Lyon', 'FR'], ['Paris', 'FR'], ['Berlin', 'DE'], ['Hamburg', 'DE'], ['Milano', 'IT'], ['Dublin', 'IE']];
-const CATALOGUE_SIZE = 500;
+const STREETS = [
+  'Calle Mayor',
+  'Rua Augusta',
+  'Rue de la République',
+  'Hauptstraße',
+  'Via Roma',
+  'High Street',
+  'Avenida da Liberdade',
+  'Gran Vía',
+  'Karl-Marx-Allee',
+  'Corso Buenos Aires',
+];
+const CITIES: ReadonlyArray<readonly [string, string]> = [
+  ['Madrid', 'ES'],
+  ['Barcelona', 'ES'],
+  ['Lisboa', 'PT'],
+  ['Porto', 'PT'],
+  ['Lyon', 'FR'],
+  ['Paris', 'FR'],
+  ['Berlin', 'DE'],
+  ['Hamburg', 'DE'],
+  ['Milano', 'IT'],
+  ['Dublin', 'IE'],
+];
 const MAX_SEEDED_LINES = 12;
-const PRODUCT_NAMES = ['Notebook', 'Mug', 'T-shirt', 'Pen', 'Lamp', 'Backpack', 'Poster', 'Cap', 'Sticker pack', 'Bottle'];
-
-/** SKU n of the catalogue, and its fixed price (what every line of it is charged). */
-const seededSku = (n: number) => `SKU-${String(n).padStart(4, '0')}`;
-const seededPrice = (n: number) => (((n * 7919) % 200) + 1) * 100 - 1;
 
 function seededCustomer(options: Resolved, index: number, orderCount: number): SeededCustomer {
   const random = seededRandom(`${options.seed}:customer:${index}`);
@@ -235,11 +302,20 @@ function seededCustomer(options: Resolved, index: number, orderCount: number): S
     email: `${ascii(first)}.${ascii(last)}.${index}.${id.slice(-6).toLowerCase()}@example.com`,
     createdAt: new Date(createdAtMs).toISOString(),
   };
-  const addressCount = options.addresses === 0 || random() < 0.1 ? 0 : Math.min(options.addresses, 1 + Math.floor(random() * random() * options.addresses));
-  const labels = shuffle(random, [...LABELS]).slice(0, addressCount).sort();
+  const addressCount =
+    options.addresses === 0 || random() < 0.1 ? 0 : Math.min(options.addresses, 1 + Math.floor(random() * random() * options.addresses));
+  const labels = shuffle(random, [...LABELS])
+    .slice(0, addressCount)
+    .sort();
   const addresses = labels.map((label): AddressRecord => {
     const [city, country] = pick(random, CITIES);
-    return { label, street: `${pick(random, STREETS)} ${intBetween(random, 1, 250)}`, city, postalCode: String(intBetween(random, 10000, 99999)), country };
+    return {
+      label,
+      street: `${pick(random, STREETS)} ${intBetween(random, 1, 250)}`,
+      city,
+      postalCode: String(intBetween(random, 10000, 99999)),
+      country,
+    };
   });
 
   const orderRandom = seededRandom(`${options.seed}:orders:${index}`);
@@ -260,7 +336,13 @@ function seededOrder(random: Random, customerId: string, createdAtMs: number, un
     return {
       lineNo: k + 1,
       sku: seededSku(sku),
-      quantity: weighted(random, [[1, 70], [2, 20], [3, 6], [4, 2], [5, 2]]),
+      quantity: weighted(random, [
+        [1, 70],
+        [2, 20],
+        [3, 6],
+        [4, 2],
+        [5, 2],
+      ]),
       unitPriceCents: seededPrice(sku),
     };
   });
@@ -277,12 +359,35 @@ function seededOrder(random: Random, customerId: string, createdAtMs: number, un
 
 /** Older orders have travelled further along PENDING → PAID → SHIPPED → DELIVERED (or were CANCELLED). */
 function statusByAge(random: Random, ageMs: number): OrderStatus {
-  if (ageMs < DAY_MS) return weighted<OrderStatus>(random, [['PENDING', 70], ['PAID', 25], ['CANCELLED', 5]]);
-  if (ageMs < 3 * DAY_MS) return weighted<OrderStatus>(random, [['PENDING', 10], ['PAID', 50], ['SHIPPED', 35], ['CANCELLED', 5]]);
-  if (ageMs < 10 * DAY_MS) return weighted<OrderStatus>(random, [['PAID', 5], ['SHIPPED', 60], ['DELIVERED', 30], ['CANCELLED', 5]]);
-  return weighted<OrderStatus>(random, [['DELIVERED', 93], ['CANCELLED', 7]]);
+  if (ageMs < DAY_MS)
+    return weighted<OrderStatus>(random, [
+      ['PENDING', 70],
+      ['PAID', 25],
+      ['CANCELLED', 5],
+    ]);
+  if (ageMs < 3 * DAY_MS)
+    return weighted<OrderStatus>(random, [
+      ['PENDING', 10],
+      ['PAID', 50],
+      ['SHIPPED', 35],
+      ['CANCELLED', 5],
+    ]);
+  if (ageMs < 10 * DAY_MS)
+    return weighted<OrderStatus>(random, [
+      ['PAID', 5],
+      ['SHIPPED', 60],
+      ['DELIVERED', 30],
+      ['CANCELLED', 5],
+    ]);
+  return weighted<OrderStatus>(random, [
+    ['DELIVERED', 93],
+    ['CANCELLED', 7],
+  ]);
 }
 
 function ascii(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }

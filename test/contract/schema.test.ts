@@ -19,6 +19,8 @@ describe('the GraphQL contract', () => {
   it('would notice a breaking change (the check is not vacuous)', () => {
     const brief = buildSdl(readFileSync(new URL('./brief-contract.graphql', import.meta.url), 'utf8'));
     const broken = buildSdl(printSchema(served).replace('totalCents: Int!', 'totalCents: String!'));
-    expect(findBreakingChanges(brief, broken).map((change) => change.description)).toEqual(['Order.totalCents changed type from Int! to String!.']);
+    expect(findBreakingChanges(brief, broken).map((change) => change.description)).toEqual([
+      'Order.totalCents changed type from Int! to String!.',
+    ]);
   });
 });

@@ -33,7 +33,9 @@ describe('Meter', () => {
       expect(summary.read).toBe(total); // the Query half scanned 2 each
       expect(summary.byOperation).toEqual({ PutItem: total / 2, Query: total / 2 });
     }
-    console.log(`meter (counters): ${figures[1_000]!.toFixed(0)} ns per begin/end after 1k requests, ${figures[1_000_000]!.toFixed(0)} ns after 1M; 0 records kept`);
+    console.log(
+      `meter (counters): ${figures[1_000]!.toFixed(0)} ns per begin/end after 1k requests, ${figures[1_000_000]!.toFixed(0)} ns after 1M; 0 records kept`,
+    );
   });
 
   it('an operation meter keeps exactly its own records, one per request, and computes waves in O(1)', () => {
@@ -46,7 +48,9 @@ describe('Meter', () => {
       expect(meter.retained).toBe(n + 10_000);
       expect(meter.records().at(-1)!.wave).toBe(n + 10_000);
     }
-    console.log(`meter (operation records): ${figures[1_000]!.toFixed(0)} ns per begin/end after 1k requests, ${figures[1_000_000]!.toFixed(0)} ns after 1M`);
+    console.log(
+      `meter (operation records): ${figures[1_000]!.toFixed(0)} ns per begin/end after 1k requests, ${figures[1_000_000]!.toFixed(0)} ns after 1M`,
+    );
   });
 
   it('requests sent together share a wave; one sent after an answer opens the next', () => {

@@ -8,7 +8,15 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Table, type Item, type WriteGuard } from '../../src/dynamo/table';
 import { queryAll, type QueryInput } from '../../src/dynamo/paging';
 import { assignments, setFields, updateExpression } from '../../src/dynamo/update-expression';
-import { cancellationReasons, failedCondition, isConditionalCheckFailed, isResourceInUse, isResourceNotFound, isThrottling, isTransactionConflict } from '../../src/dynamo/errors';
+import {
+  cancellationReasons,
+  failedCondition,
+  isConditionalCheckFailed,
+  isResourceInUse,
+  isResourceNotFound,
+  isThrottling,
+  isTransactionConflict,
+} from '../../src/dynamo/errors';
 
 function awsError(name: string, extra: Record<string, unknown> = {}): Error {
   return Object.assign(new Error(name), { name, ...extra });
@@ -67,7 +75,10 @@ function batchClient() {
       const requests = command.input.RequestItems.app!;
       calls.push(requests);
       const unprocessed = n++ % 2 === 0 && requests.length > 5 ? requests.slice(5) : [];
-      return { UnprocessedItems: unprocessed.length ? { app: unprocessed } : {}, ConsumedCapacity: [{ CapacityUnits: requests.length - unprocessed.length }] };
+      return {
+        UnprocessedItems: unprocessed.length ? { app: unprocessed } : {},
+        ConsumedCapacity: [{ CapacityUnits: requests.length - unprocessed.length }],
+      };
     },
   };
   return { client: client as unknown as DynamoDBDocumentClient, calls };
@@ -86,7 +97,10 @@ describe('Table.batchWrite', () => {
   it('writes puts and deletes 25 a call, re-sending what was left unprocessed, and counts it', async () => {
     const { client, calls } = batchClient();
     const table = new Table('app', client);
-    const totals = await table.batchWrite([...items(30).map((put) => ({ put })), { delete: { PK: 'P', SK: 'OLD' } }], { concurrency: 1, backoffMs: () => 0 });
+    const totals = await table.batchWrite([...items(30).map((put) => ({ put })), { delete: { PK: 'P', SK: 'OLD' } }], {
+      concurrency: 1,
+      backoffMs: () => 0,
+    });
     expect(totals).toMatchObject({ items: 31, retries: 2, unprocessed: 20 + 1, capacity: 31 });
     expect(calls.map((c) => c.length)).toEqual([25, 20, 6, 1]);
     expect(calls[2]!.at(-1)).toEqual({ DeleteRequest: { Key: { PK: 'P', SK: 'OLD' } } });
@@ -100,18 +114,29 @@ describe('Table.batchWrite', () => {
     await expect(new Table('app', guardedSend.client, { guard: refuseBad }).putAll(bad, { concurrency: 1 })).rejects.toThrow('refusing X');
     expect(guardedSend.calls).toHaveLength(0);
     const open = batchClient();
-    await expect(new Table('app', open.client, { guard: refuseBad }).withGuard(undefined).putAll(bad, { concurrency: 1 })).resolves.toMatchObject({ items: 4 });
+    await expect(
+      new Table('app', open.client, { guard: refuseBad }).withGuard(undefined).putAll(bad, { concurrency: 1 }),
+    ).resolves.toMatchObject({ items: 4 });
   });
 
   it('gives up after maxRounds when a call never gets through', async () => {
-    const client = { send: async (command: any) => ({ UnprocessedItems: command.input.RequestItems }) } as unknown as DynamoDBDocumentClient;
-    await expect(new Table('app', client).putAll(items(3), { maxRounds: 3, backoffMs: () => 0 })).rejects.toThrow(/3 items unprocessed after 3 rounds/);
+    const client = {
+      send: async (command: any) => ({ UnprocessedItems: command.input.RequestItems }),
+    } as unknown as DynamoDBDocumentClient;
+    await expect(new Table('app', client).putAll(items(3), { maxRounds: 3, backoffMs: () => 0 })).rejects.toThrow(
+      /3 items unprocessed after 3 rounds/,
+    );
   });
 
   it('reports a call that failed outright with how far it got, the SDK error as its cause', async () => {
     const throttled = awsError('ProvisionedThroughputExceededException');
     let calls = 0;
-    const client = { send: async () => { if (calls++ > 0) throw throttled; return {}; } } as unknown as DynamoDBDocumentClient;
+    const client = {
+      send: async () => {
+        if (calls++ > 0) throw throttled;
+        return {};
+      },
+    } as unknown as DynamoDBDocumentClient;
     const failure = await new Table('app', client).putAll(items(40), { concurrency: 1 }).catch((error: Error) => error);
     expect((failure as Error).message).toMatch(/^BatchWriteItem failed after 25 items written: ProvisionedThroughputExceededException/);
     expect((failure as Error).cause).toBe(throttled);
@@ -120,12 +145,19 @@ describe('Table.batchWrite', () => {
 
   it('guards PutItem, UpdateItem and the puts and updates of a transaction', async () => {
     const seen: string[] = [];
-    const guard: WriteGuard = { item: (item) => void seen.push(`item ${String(item.SK)}`), update: (u) => void seen.push(`update ${String(u.Key?.SK)}`) };
+    const guard: WriteGuard = {
+      item: (item) => void seen.push(`item ${String(item.SK)}`),
+      update: (u) => void seen.push(`update ${String(u.Key?.SK)}`),
+    };
     const client = { send: async () => ({}) } as unknown as DynamoDBDocumentClient;
     const table = new Table('app', client, { guard });
     await table.put({ Item: { PK: 'P', SK: 'a' } });
     await table.update({ Key: { PK: 'P', SK: 'b' }, UpdateExpression: 'SET x = :x' });
-    await table.transactWrite([{ Put: { Item: { PK: 'P', SK: 'c' } } }, { Update: { Key: { PK: 'P', SK: 'd' }, UpdateExpression: 'SET x = :x' } }, { Delete: { Key: { PK: 'P', SK: 'e' } } }]);
+    await table.transactWrite([
+      { Put: { Item: { PK: 'P', SK: 'c' } } },
+      { Update: { Key: { PK: 'P', SK: 'd' }, UpdateExpression: 'SET x = :x' } },
+      { Delete: { Key: { PK: 'P', SK: 'e' } } },
+    ]);
     expect(seen).toEqual(['item a', 'update b', 'item c', 'update d']);
     // A metered handle keeps the guard.
     expect(table.withMeter(table.meter).guard).toBe(guard);
@@ -148,7 +180,9 @@ describe('UpdateExpression builder', () => {
 
   it('joins SET and REMOVE clauses, with hand-written assignments', () => {
     const set = assignments({ pages: 3 });
-    expect(updateExpression({ set: [...set.list, '#runs = #runs + :one'], remove: ['#next'] })).toBe('SET #pages = :pages, #runs = #runs + :one REMOVE #next');
+    expect(updateExpression({ set: [...set.list, '#runs = #runs + :one'], remove: ['#next'] })).toBe(
+      'SET #pages = :pages, #runs = #runs + :one REMOVE #next',
+    );
     expect(updateExpression({ set: set.list, remove: [] })).toBe('SET #pages = :pages');
     expect(() => updateExpression({})).toThrow();
   });
@@ -168,7 +202,11 @@ describe('AWS errors', () => {
 
   it('reads a cancelled transaction: one reason per action, ALL_OLD items unmarshalled', () => {
     const error = awsError('TransactionCanceledException', {
-      CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'P', SK: 'S', n: 2 }) }, { Code: 'TransactionConflict' }],
+      CancellationReasons: [
+        { Code: 'None' },
+        { Code: 'ConditionalCheckFailed', Item: marshall({ PK: 'P', SK: 'S', n: 2 }) },
+        { Code: 'TransactionConflict' },
+      ],
     });
     const reasons = cancellationReasons(error)!;
     expect(reasons[1]).toEqual({ Code: 'ConditionalCheckFailed', Item: { PK: 'P', SK: 'S', n: 2 } });

@@ -46,7 +46,9 @@ describe.skipIf(external)('embedded engine', () => {
       const unsubscribe = engine.wire.onRequest((request) => seen.push(request));
 
       await target.client.send(new GetItemCommand({ TableName: table, Key: key('w', '1') }));
-      await target.client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'PK = :w', ExpressionAttributeValues: { ':w': S('w') } }));
+      await target.client.send(
+        new QueryCommand({ TableName: table, KeyConditionExpression: 'PK = :w', ExpressionAttributeValues: { ':w': S('w') } }),
+      );
       await rejectionOf(
         target.client.send(new PutItemCommand({ TableName: table, Item: key('w', '1'), ConditionExpression: 'attribute_not_exists(PK)' })),
       );
@@ -103,7 +105,9 @@ describe.skipIf(external)('embedded engine', () => {
       });
       const removeQuery = engine.faults.inject('Query', (request) => request.forward({ ...request.body, Limit: 1 }));
       try {
-        const batch = await target.client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: [key('w', '1'), key('w', '2')] } } }));
+        const batch = await target.client.send(
+          new BatchGetItemCommand({ RequestItems: { [table]: { Keys: [key('w', '1'), key('w', '2')] } } }),
+        );
         expect(batch.Responses?.[table]).toHaveLength(1);
         expect(batch.UnprocessedKeys?.[table]?.Keys).toEqual([key('w', '2')]);
 
@@ -135,7 +139,11 @@ describe.skipIf(external)('embedded engine', () => {
   it('answers UnknownOperationException for an operation it does not implement', async () => {
     const response = await fetch(engine.endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ExecuteStatement', authorization: 'AWS4-HMAC-SHA256 x' },
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.ExecuteStatement',
+        authorization: 'AWS4-HMAC-SHA256 x',
+      },
       body: '{}',
     });
     expect(response.status).toBe(400);
@@ -166,7 +174,14 @@ describe.skipIf(external)('embedded engine on disk', () => {
         new TransactWriteItemsCommand({
           TransactItems: [
             { Put: { TableName: table, Item: { ...key('d', 'a'), GSI1PK: S('g'), GSI1SK: S('a') } } },
-            { Update: { TableName: table, Key: key('d', 'b'), UpdateExpression: 'SET GSI1PK = :g, GSI1SK = :s', ExpressionAttributeValues: { ':g': S('g'), ':s': S('b') } } },
+            {
+              Update: {
+                TableName: table,
+                Key: key('d', 'b'),
+                UpdateExpression: 'SET GSI1PK = :g, GSI1SK = :s',
+                ExpressionAttributeValues: { ':g': S('g'), ':s': S('b') },
+              },
+            },
           ],
         }),
       );
@@ -180,7 +195,9 @@ describe.skipIf(external)('embedded engine on disk', () => {
           }),
         ),
       );
-      await client1.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } }));
+      await client1.send(
+        new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } }),
+      );
     } finally {
       client1.destroy();
       await first.close();
@@ -192,14 +209,23 @@ describe.skipIf(external)('embedded engine on disk', () => {
       const { Items } = await client2.send(new ScanCommand({ TableName: table }));
       expect(Items?.map((item) => item.SK?.S).sort()).toEqual(['a', 'b']);
       const { Items: indexed } = await client2.send(
-        new QueryCommand({ TableName: table, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :g', ExpressionAttributeValues: { ':g': S('g') } }),
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :g',
+          ExpressionAttributeValues: { ':g': S('g') },
+        }),
       );
       expect(indexed?.map((item) => item.SK?.S)).toEqual(['a', 'b']);
       const { TimeToLiveDescription } = await client2.send(new DescribeTimeToLiveCommand({ TableName: table }));
       expect(TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: 'ttl' });
 
-      await client2.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { Enabled: false, AttributeName: 'ttl' } }));
-      expect((await client2.send(new DescribeTimeToLiveCommand({ TableName: table }))).TimeToLiveDescription?.TimeToLiveStatus).toBe('DISABLED');
+      await client2.send(
+        new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { Enabled: false, AttributeName: 'ttl' } }),
+      );
+      expect((await client2.send(new DescribeTimeToLiveCommand({ TableName: table }))).TimeToLiveDescription?.TimeToLiveStatus).toBe(
+        'DISABLED',
+      );
     } finally {
       client2.destroy();
       await second.close();
@@ -220,7 +246,9 @@ describe.skipIf(external)('embedded engine on disk', () => {
           try {
             await client.send(
               new TransactWriteItemsCommand({
-                TransactItems: ['a', 'b', 'c'].map((half) => ({ Put: { TableName: table, Item: { ...key('K', `${n}#${half}`), pad: S('p'.repeat(20_000)) } } })),
+                TransactItems: ['a', 'b', 'c'].map((half) => ({
+                  Put: { TableName: table, Item: { ...key('K', `${n}#${half}`), pad: S('p'.repeat(20_000)) } },
+                })),
               }),
             );
             committed++;

@@ -59,7 +59,12 @@ describe('racing writers', () => {
 
     // Only the winner's second item exists.
     const { Items } = await target.client.send(
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': S('race') }, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': S('race') },
+        ConsistentRead: true,
+      }),
     );
     const winner = Items?.find((item) => item.SK?.S === 'winner');
     expect(Items?.map((item) => item.SK?.S).sort()).toEqual([`loser-proof-${winner?.by?.N}`, 'winner']);
@@ -75,12 +80,24 @@ describe('racing writers', () => {
             ? client.send(
                 new TransactWriteItemsCommand({
                   TransactItems: [
-                    { Update: { TableName: table, Key: key('counter', 'c'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': N(1) } } },
+                    {
+                      Update: {
+                        TableName: table,
+                        Key: key('counter', 'c'),
+                        UpdateExpression: 'ADD n :one',
+                        ExpressionAttributeValues: { ':one': N(1) },
+                      },
+                    },
                   ],
                 }),
               )
             : client.send(
-                new UpdateItemCommand({ TableName: table, Key: key('counter', 'c'), UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': N(1) } }),
+                new UpdateItemCommand({
+                  TableName: table,
+                  Key: key('counter', 'c'),
+                  UpdateExpression: 'ADD n :one',
+                  ExpressionAttributeValues: { ':one': N(1) },
+                }),
               ),
         );
       });
@@ -131,7 +148,9 @@ describe('readers during transactions', () => {
     let reads = 0;
     const readers = [4, 5, 6].map(async () => {
       while (writing) {
-        const anomaly = await read().catch((err: Error) => (err.name === 'TransactionCanceledException' ? undefined : `error: ${err.name}`));
+        const anomaly = await read().catch((err: Error) =>
+          err.name === 'TransactionCanceledException' ? undefined : `error: ${err.name}`,
+        );
         reads++;
         if (anomaly) anomalies.push(anomaly);
       }
@@ -150,7 +169,10 @@ describe('readers during transactions', () => {
     return undefined;
   }
 
-  function unequalCounters(a: Record<string, AttributeValue> | undefined, b: Record<string, AttributeValue> | undefined): string | undefined {
+  function unequalCounters(
+    a: Record<string, AttributeValue> | undefined,
+    b: Record<string, AttributeValue> | undefined,
+  ): string | undefined {
     return a?.v?.N === b?.v?.N ? undefined : `C/a v=${a?.v?.N} but C/b v=${b?.v?.N}`;
   }
 
@@ -173,7 +195,12 @@ describe('readers during transactions', () => {
     const { reads, anomalies } = await readWhileWriting('qb', async () => {
       const [{ Items }, { Responses }] = await Promise.all([
         (clients[5] as DynamoDBClient).send(
-          new QueryCommand({ TableName: table, KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': S('P-qb') }, ConsistentRead: true }),
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'PK = :p',
+            ExpressionAttributeValues: { ':p': S('P-qb') },
+            ConsistentRead: true,
+          }),
         ),
         (clients[6] as DynamoDBClient).send(
           new BatchGetItemCommand({ RequestItems: { [table]: { Keys: [key('C-qb', 'a'), key('C-qb', 'b')], ConsistentRead: true } } }),

@@ -26,7 +26,9 @@ const getOf = (sk: string, extra: Partial<NonNullable<TransactGetItem['Get']>> =
 
 describe('TransactGetItems', () => {
   it('returns the items in request order, {} for a missing one', async () => {
-    const { Responses } = await target.client.send(new TransactGetItemsCommand({ TransactItems: [getOf('2'), getOf('missing'), getOf('1')] }));
+    const { Responses } = await target.client.send(
+      new TransactGetItemsCommand({ TransactItems: [getOf('2'), getOf('missing'), getOf('1')] }),
+    );
     expect(Responses).toHaveLength(3);
     expect(Responses?.[0]?.Item?.name).toEqual(S('two'));
     expect(Responses?.[1]?.Item).toBeUndefined();

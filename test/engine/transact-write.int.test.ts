@@ -70,7 +70,11 @@ describe('TransactWriteItems: success', () => {
   });
 
   it('creates an item with Update when it does not exist (like UpdateItem)', async () => {
-    await transact([{ Update: { TableName: table, Key: key('upsert', '1'), UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': S('x') } } }]);
+    await transact([
+      {
+        Update: { TableName: table, Key: key('upsert', '1'), UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': S('x') } },
+      },
+    ]);
     expect(await get('upsert', '1')).toEqual({ ...key('upsert', '1'), v: S('x') });
   });
 
@@ -120,7 +124,14 @@ describe('TransactWriteItems: success', () => {
 
     // if_not_exists keeps an existing value.
     await transact([
-      { Update: { TableName: table, Key: key('expr', '1'), UpdateExpression: 'SET created = if_not_exists(created, :later)', ExpressionAttributeValues: { ':later': S('2030') } } },
+      {
+        Update: {
+          TableName: table,
+          Key: key('expr', '1'),
+          UpdateExpression: 'SET created = if_not_exists(created, :later)',
+          ExpressionAttributeValues: { ':later': S('2030') },
+        },
+      },
     ]);
     expect((await get('expr', '1'))?.created).toEqual(S('2024-01-01'));
   });
@@ -128,7 +139,12 @@ describe('TransactWriteItems: success', () => {
   it('maintains GSI1 for Put, Update and Delete', async () => {
     const queryGsi = async (pk: string) => {
       const { Items } = await target.client.send(
-        new QueryCommand({ TableName: table, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': S(pk) } }),
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': S(pk) },
+        }),
       );
       return (Items ?? []).map((item) => `${item.SK?.S}:${item.GSI1SK?.S}`).sort();
     };
@@ -141,8 +157,22 @@ describe('TransactWriteItems: success', () => {
 
     // Move one item to another partition of the index, re-sort the other, then delete them.
     await transact([
-      { Update: { TableName: table, Key: key('gsi', 'a'), UpdateExpression: 'SET GSI1PK = :o2', ExpressionAttributeValues: { ':o2': S('owner#2') } } },
-      { Update: { TableName: table, Key: key('gsi', 'b'), UpdateExpression: 'SET GSI1SK = :s', ExpressionAttributeValues: { ':s': S('9') } } },
+      {
+        Update: {
+          TableName: table,
+          Key: key('gsi', 'a'),
+          UpdateExpression: 'SET GSI1PK = :o2',
+          ExpressionAttributeValues: { ':o2': S('owner#2') },
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: key('gsi', 'b'),
+          UpdateExpression: 'SET GSI1SK = :s',
+          ExpressionAttributeValues: { ':s': S('9') },
+        },
+      },
     ]);
     await eventually(async () => {
       expect(await queryGsi('owner#1')).toEqual(['b:9']);
@@ -177,7 +207,16 @@ describe('TransactWriteItems: success', () => {
     const token = `token-${Date.now()}`;
     const add = (amount: number) =>
       transact(
-        [{ Update: { TableName: table, Key: key('idem', '1'), UpdateExpression: 'ADD n :a', ExpressionAttributeValues: { ':a': N(amount) } } }],
+        [
+          {
+            Update: {
+              TableName: table,
+              Key: key('idem', '1'),
+              UpdateExpression: 'ADD n :a',
+              ExpressionAttributeValues: { ':a': N(amount) },
+            },
+          },
+        ],
         { ClientRequestToken: token },
       );
     await add(1);
@@ -205,7 +244,14 @@ describe('TransactWriteItems: cancellation', () => {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        { Update: { TableName: table, Key: key('cancel', 'counter'), UpdateExpression: 'SET n = n + :one', ExpressionAttributeValues: { ':one': N(1) } } },
+        {
+          Update: {
+            TableName: table,
+            Key: key('cancel', 'counter'),
+            UpdateExpression: 'SET n = n + :one',
+            ExpressionAttributeValues: { ':one': N(1) },
+          },
+        },
         { ConditionCheck: { TableName: table, Key: key('cancel', 'absent'), ConditionExpression: 'attribute_exists(PK)' } },
       ]),
     );
@@ -233,7 +279,14 @@ describe('TransactWriteItems: cancellation', () => {
     const err = await rejectionOf(
       transact([
         { Put: { TableName: table, Item: key('badupdate', 'other') } },
-        { Update: { TableName: table, Key: key('badupdate', '1'), UpdateExpression: 'SET label = label + :one', ExpressionAttributeValues: { ':one': N(1) } } },
+        {
+          Update: {
+            TableName: table,
+            Key: key('badupdate', '1'),
+            UpdateExpression: 'SET label = label + :one',
+            ExpressionAttributeValues: { ':one': N(1) },
+          },
+        },
       ]),
     );
     expect(err.name).toBe('TransactionCanceledException');
@@ -245,15 +298,22 @@ describe('TransactWriteItems: cancellation', () => {
 
   it('enforces the 400 KB item size limit', async () => {
     const big = 'x'.repeat(300 * 1024);
-    const putErr = await rejectionOf(
-      transact([{ Put: { TableName: table, Item: { ...key('size', 'put'), a: S(big), b: S(big) } } }]),
-    );
+    const putErr = await rejectionOf(transact([{ Put: { TableName: table, Item: { ...key('size', 'put'), a: S(big), b: S(big) } } }]));
     expect(putErr.name).toBe('ValidationException');
     expect(putErr.message).toMatch(/Item size has exceeded the maximum allowed size/);
 
     await put({ ...key('size', 'grow'), a: S(big) });
     const updateErr = await rejectionOf(
-      transact([{ Update: { TableName: table, Key: key('size', 'grow'), UpdateExpression: 'SET b = :b', ExpressionAttributeValues: { ':b': S(big) } } }]),
+      transact([
+        {
+          Update: {
+            TableName: table,
+            Key: key('size', 'grow'),
+            UpdateExpression: 'SET b = :b',
+            ExpressionAttributeValues: { ':b': S(big) },
+          },
+        },
+      ]),
     );
     expect(updateErr.name).toBe('TransactionCanceledException');
     expect(updateErr.CancellationReasons?.[0]?.Code).toBe('ValidationError');
@@ -318,7 +378,9 @@ describe('single-item writes', () => {
     expect(err.Item).toEqual({ ...key('single', '1'), owner: S('alice') });
 
     const without = await rejectionOf(
-      target.client.send(new PutItemCommand({ TableName: table, Item: key('single', '1'), ConditionExpression: 'attribute_not_exists(PK)' })),
+      target.client.send(
+        new PutItemCommand({ TableName: table, Item: key('single', '1'), ConditionExpression: 'attribute_not_exists(PK)' }),
+      ),
     );
     expect(without.name).toBe('ConditionalCheckFailedException');
     expect(without.Item).toBeUndefined();

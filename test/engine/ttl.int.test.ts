@@ -43,7 +43,10 @@ describe('UpdateTimeToLive / DescribeTimeToLive', () => {
     expect(err.name).toBe('ResourceNotFoundException');
     const update = await rejectionOf(
       target.client.send(
-        new UpdateTimeToLiveCommand({ TableName: `${target.tableName}-missing`, TimeToLiveSpecification: { Enabled: true, AttributeName: 'x' } }),
+        new UpdateTimeToLiveCommand({
+          TableName: `${target.tableName}-missing`,
+          TimeToLiveSpecification: { Enabled: true, AttributeName: 'x' },
+        }),
       ),
     );
     expect(update.name).toBe('ResourceNotFoundException');

@@ -7,12 +7,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { Item, Table, TransactAction } from '../../src/dynamo/table';
 import { entities } from '../../src/model/entities';
-import {
-  DomainError,
-  ORDER_STATUSES,
-  productKeys,
-  productToItem,
-} from '../../src/model';
+import { DomainError, ORDER_STATUSES, productKeys, productToItem } from '../../src/model';
 
 // ---- arbitraries ------------------------------------------------------------------------------
 
@@ -24,13 +19,49 @@ export const INT_MAX = 2_147_483_647;
 
 /** Fragments that try to break out of a key part: separators, other entities' prefixes, controls, look-alikes. */
 export const HOSTILE = [
-  '#', '##', '#PROFILE', 'CUSTOMER#', 'ORDER#', 'PROFILE', 'PROFILE#ADDRESS#', 'EMAIL#', 'IDEMPOTENCY#', 'STATUS#PENDING#0', 'SKU#', 'LINE#0001',
-  '\u0000', '\n', '\r', '\t', '\u001f', '\u007f', ' ', '\u00a0', '\u2028', '\ufeff', '\u200b', '＃', '%23', '&#35;', '\\#', '@', '.', ':', '|', '*', 'ſ', 'ß', 'İ', '😀',
+  '#',
+  '##',
+  '#PROFILE',
+  'CUSTOMER#',
+  'ORDER#',
+  'PROFILE',
+  'PROFILE#ADDRESS#',
+  'EMAIL#',
+  'IDEMPOTENCY#',
+  'STATUS#PENDING#0',
+  'SKU#',
+  'LINE#0001',
+  '\u0000',
+  '\n',
+  '\r',
+  '\t',
+  '\u001f',
+  '\u007f',
+  ' ',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  '\u200b',
+  '＃',
+  '%23',
+  '&#35;',
+  '\\#',
+  '@',
+  '.',
+  ':',
+  '|',
+  '*',
+  'ſ',
+  'ß',
+  'İ',
+  '😀',
 ];
 
 /** Any UTF-16 code unit, lone surrogates included: what a JSON string may carry. */
 export const utf16 = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) });
-export const hostile = fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom(...HOSTILE)), { maxLength: 12 }).map((parts) => parts.join(''));
+export const hostile = fc
+  .array(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom(...HOSTILE)), { maxLength: 12 })
+  .map((parts) => parts.join(''));
 
 /** Arbitrary strings: ASCII, any code point (fast-check 4's replacement of fullUnicodeString), graphemes, raw UTF-16, hostile mixes, very long. */
 export const anyString = fc.oneof(
@@ -53,18 +84,40 @@ export function nearly(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {
 }
 
 export const ulid = fc.ulid();
-export const month = fc.tuple(fc.integer({ min: 2000, max: 9999 }), fc.integer({ min: 1, max: 12 })).map(([y, m]) => `${y}-${String(m).padStart(2, '0')}`);
-export const isoTime = fc.date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+export const month = fc
+  .tuple(fc.integer({ min: 2000, max: 9999 }), fc.integer({ min: 1, max: 12 }))
+  .map(([y, m]) => `${y}-${String(m).padStart(2, '0')}`);
+export const isoTime = fc
+  .date({ min: new Date('2000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
 export const status = fc.constantFrom(...ORDER_STATUSES);
 export const textValue = fc.oneof(fc.string({ minLength: 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }));
 export const keyPartValue = (max: number) => fc.string({ unit: 'binary', minLength: 1, maxLength: max }).filter((s) => !s.includes(SEP));
 
-export const idInput = fc.oneof(anyString, ulid, ulid.map((id) => id.toLowerCase()), nearly(ulid), ulid.map((id) => `${id}#PROFILE`), fc.string({ minLength: 26, maxLength: 26 }));
+export const idInput = fc.oneof(
+  anyString,
+  ulid,
+  ulid.map((id) => id.toLowerCase()),
+  nearly(ulid),
+  ulid.map((id) => `${id}#PROFILE`),
+  fc.string({ minLength: 26, maxLength: 26 }),
+);
 export const labelInput = fc.oneof(anyString, nearly(fc.constantFrom('home', 'work', 'Casa de verano', 'oficina 2ª planta', '家')));
-export const emailInput = fc.oneof(anyString, fc.emailAddress(), nearly(fc.emailAddress()), fc.emailAddress().map((e) => e.replace('@', '#@')));
+export const emailInput = fc.oneof(
+  anyString,
+  fc.emailAddress(),
+  nearly(fc.emailAddress()),
+  fc.emailAddress().map((e) => e.replace('@', '#@')),
+);
 export const keyInput = fc.oneof(anyString, fc.uuid(), nearly(fc.uuid()));
 export const skuInput = fc.oneof(anyString, fc.stringMatching(/^[A-Z0-9-]{1,70}$/), nearly(fc.constantFrom('SKU-1', 'TSHIRT-M-RED')));
-export const timestampInput = fc.oneof(anyString, isoTime, isoTime.map((t) => t.replace('.000Z', 'Z')), nearly(isoTime), fc.constant(null));
+export const timestampInput = fc.oneof(
+  anyString,
+  isoTime,
+  isoTime.map((t) => t.replace('.000Z', 'Z')),
+  nearly(isoTime),
+  fc.constant(null),
+);
 export const monthInput = fc.oneof(anyString, month, month, nearly(month), fc.stringMatching(/^\d{4}-\d{1,2}$/), fc.constant(null));
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -100,7 +153,11 @@ export function expectKey(key: unknown, prefix: string, parts: number, maxBytes:
 
 /** Exactly one declared entity claims the item's keys, and it is `name`. */
 export function expectEntity(item: Item, name: string): void {
-  expect(entities().filter((entity) => entity.matches(item)).map((entity) => entity.name)).toEqual([name]);
+  expect(
+    entities()
+      .filter((entity) => entity.matches(item))
+      .map((entity) => entity.name),
+  ).toEqual([name]);
 }
 
 /** The price the recording table's catalog gives a SKU: any product is active and sold at it. */
@@ -132,7 +189,11 @@ export function recordingTable() {
 export function indexTable(items: readonly Item[]) {
   let queries = 0;
   const table = {
-    query: async (input: { ExpressionAttributeValues?: Record<string, unknown>; Limit?: number; ExclusiveStartKey?: Record<string, unknown> }) => {
+    query: async (input: {
+      ExpressionAttributeValues?: Record<string, unknown>;
+      Limit?: number;
+      ExclusiveStartKey?: Record<string, unknown>;
+    }) => {
       queries++;
       const pk = input.ExpressionAttributeValues?.[':pk'];
       const after = input.ExclusiveStartKey?.GSI1SK as string | undefined;
@@ -144,7 +205,8 @@ export function indexTable(items: readonly Item[]) {
       return {
         Items: page,
         Count: page.length,
-        LastEvaluatedKey: page.length < matching.length && last ? { GSI1PK: last.GSI1PK, GSI1SK: last.GSI1SK, PK: last.PK, SK: last.SK } : undefined,
+        LastEvaluatedKey:
+          page.length < matching.length && last ? { GSI1PK: last.GSI1PK, GSI1SK: last.GSI1SK, PK: last.PK, SK: last.SK } : undefined,
       };
     },
     batchGet: async () => [],
@@ -153,4 +215,3 @@ export function indexTable(items: readonly Item[]) {
 }
 
 export const throughTheWire = (item: Item): Item => unmarshall(marshall(item, { removeUndefinedValues: true }));
-

@@ -58,8 +58,8 @@ describe('the customer collection as declared', () => {
 });
 
 describe('a declaration that contradicts itself is refused when built', () => {
-  const build = (overrides: Partial<Parameters<typeof defineCollection>[0]>) =>
-    () => defineCollection({ name: 'test', pk: 'CUSTOMER#{customerId}', members, descending: ['addresses', 'profile', 'orders'], ...overrides });
+  const build = (overrides: Partial<Parameters<typeof defineCollection>[0]>) => () =>
+    defineCollection({ name: 'test', pk: 'CUSTOMER#{customerId}', members, descending: ['addresses', 'profile', 'orders'], ...overrides });
 
   it('accepts the right one', () => {
     expect(build({})).not.toThrow();
@@ -71,22 +71,42 @@ describe('a declaration that contradicts itself is refused when built', () => {
   });
 
   it('refuses a member of another partition key, or naming the key by another part', () => {
-    const header = defineEntity({ name: 'Elsewhere', type: 'ELSEWHERE', parts: { id: { shape: ID } }, table: { PK: 'ORDER#{id}', SK: 'PROFILE#Z#{id}' }, expires: false });
+    const header = defineEntity({
+      name: 'Elsewhere',
+      type: 'ELSEWHERE',
+      parts: { id: { shape: ID } },
+      table: { PK: 'ORDER#{id}', SK: 'PROFILE#Z#{id}' },
+      expires: false,
+    });
     expect(build({ members: { ...members, addresses: { entity: header, key: 'id', bound: 3 } } })).toThrow(/not the collection's/);
-    expect(build({ members: { ...members, profile: { entity: customerEntity, key: 'customerId', bound: 1 } } })).toThrow(/not the collection's/);
+    expect(build({ members: { ...members, profile: { entity: customerEntity, key: 'customerId', bound: 1 } } })).toThrow(
+      /not the collection's/,
+    );
   });
 
   it('refuses a head that is not one range apart from the window, and a window that is not last', () => {
     // Sorted right, but the head has no common prefix: it is not one begins_with range.
-    const note = defineEntity({ name: 'Note', type: 'NOTE', parts: { customerId: { shape: ID }, n: { shape: '\\d{2}' } }, table: { PK: 'CUSTOMER#{customerId}', SK: 'Q#{n}' }, expires: false });
-    expect(build({ members: { ...members, addresses: { entity: note, key: 'customerId', bound: 2 } } })).toThrow(/head prefix "" does not set the head apart/);
-    expect(build({ members: { ...members, profile: { entity: customerEntity, key: 'id', bound: 'window' } } })).toThrow(/the last, is the window/);
+    const note = defineEntity({
+      name: 'Note',
+      type: 'NOTE',
+      parts: { customerId: { shape: ID }, n: { shape: '\\d{2}' } },
+      table: { PK: 'CUSTOMER#{customerId}', SK: 'Q#{n}' },
+      expires: false,
+    });
+    expect(build({ members: { ...members, addresses: { entity: note, key: 'customerId', bound: 2 } } })).toThrow(
+      /head prefix "" does not set the head apart/,
+    );
+    expect(build({ members: { ...members, profile: { entity: customerEntity, key: 'id', bound: 'window' } } })).toThrow(
+      /the last, is the window/,
+    );
     expect(build({ descending: ['addresses', 'profile'] })).toThrow(/every member once/);
   });
 
   it('refuses a bound that is not a positive integer, and two members of one type', () => {
     expect(build({ members: { ...members, addresses: { entity: addressEntity, key: 'customerId', bound: 0 } } })).toThrow(/bound/);
-    expect(build({ members: { ...members, profile: { entity: addressEntity, key: 'customerId', bound: 1 } } })).toThrow(/sort above|share a type/);
+    expect(build({ members: { ...members, profile: { entity: addressEntity, key: 'customerId', bound: 1 } } })).toThrow(
+      /sort above|share a type/,
+    );
   });
 });
 

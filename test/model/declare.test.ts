@@ -22,11 +22,21 @@ import {
   type OrderRecord,
 } from '../../src/model';
 
-const order: OrderRecord = { id: newId(), customerId: newId(), placedAt: '2026-09-01T10:00:00.000Z', status: 'PAID', totalCents: 100, lineCount: 1 };
+const order: OrderRecord = {
+  id: newId(),
+  customerId: newId(),
+  placedAt: '2026-09-01T10:00:00.000Z',
+  status: 'PAID',
+  totalCents: 100,
+  lineCount: 1,
+};
 const line = { lineNo: 7, sku: 'MUG-1', quantity: 1, unitPriceCents: 100 };
 
 describe('key templates', () => {
-  const parts = { id: { shape: '[0-9]{3}', doc: 'orderId' }, n: { shape: '\\d{4}', format: (value: string | number) => String(value).padStart(4, '0') } };
+  const parts = {
+    id: { shape: '[0-9]{3}', doc: 'orderId' },
+    n: { shape: '\\d{4}', format: (value: string | number) => String(value).padStart(4, '0') },
+  };
 
   it('build, parse and document one text', () => {
     const template = keyTemplate('A#{id}#{n}', parts);
@@ -51,7 +61,9 @@ describe('key templates', () => {
   it('refuses a template naming an undeclared part, or a part twice', () => {
     expect(() => keyTemplate('A#{missing}', parts)).toThrow(/undeclared part/);
     expect(() => keyTemplate('A#{id}#{id}', parts)).toThrow(/twice/);
-    expect(() => defineEntity({ name: 'Broken', type: 'BROKEN', parts: {}, table: { PK: 'X#{id}', SK: 'Y' }, expires: false })).toThrow(/undeclared part/);
+    expect(() => defineEntity({ name: 'Broken', type: 'BROKEN', parts: {}, table: { PK: 'X#{id}', SK: 'Y' }, expires: false })).toThrow(
+      /undeclared part/,
+    );
   });
 });
 
@@ -73,7 +85,11 @@ describe('entity declarations', () => {
       expect(entity?.name, name).toBe(name);
       expect(item.type, name).toBe(entity!.type);
       expect(entity!.parseKey({ PK: item.PK, SK: item.SK }), name).toBeDefined();
-      expect(entities().filter((other) => other.matches(item)).map((other) => other.name)).toEqual([name]);
+      expect(
+        entities()
+          .filter((other) => other.matches(item))
+          .map((other) => other.name),
+      ).toEqual([name]);
     }
   });
 
@@ -86,9 +102,15 @@ describe('entity declarations', () => {
   });
 
   it('derives the GSI1 keys an item must carry from its own attributes', () => {
-    expect(orderSummaryEntity.gsi1Of!(items['Order summary'])).toEqual({ GSI1PK: `STATUS#PAID#${shardOf(order.id)}`, GSI1SK: `${order.placedAt}#${order.id}` });
+    expect(orderSummaryEntity.gsi1Of!(items['Order summary'])).toEqual({
+      GSI1PK: `STATUS#PAID#${shardOf(order.id)}`,
+      GSI1SK: `${order.placedAt}#${order.id}`,
+    });
     expect(orderSummaryEntity.gsi1Of!({ ...items['Order summary'], status: 'LOST' })).toBeUndefined();
-    expect(customerEntity.gsi1Of!(items['Customer profile'])).toEqual({ GSI1PK: items['Customer profile'].GSI1PK, GSI1SK: items['Customer profile'].GSI1SK });
+    expect(customerEntity.gsi1Of!(items['Customer profile'])).toEqual({
+      GSI1PK: items['Customer profile'].GSI1PK,
+      GSI1SK: items['Customer profile'].GSI1SK,
+    });
     // A line's order position is its order's, not its own attribute: no gsi1Of.
     expect(orderLineEntity.gsi1Of).toBeUndefined();
     expect(orderLineEntity.requiresGsi1).toBe(true);
@@ -107,12 +129,21 @@ describe('entity declarations', () => {
   it('declares a codec with every entity whose items are written whole', () => {
     for (const entity of entities()) {
       if (entity.type.startsWith('MIGRATION')) expect(entity.codec, entity.name).toBeUndefined();
-      else expect([entity.codec?.toItem.name, entity.codec?.fromItem.name].every((name) => /(ToItem|Item)$/.test(name ?? '')), entity.name).toBe(true);
+      else
+        expect(
+          [entity.codec?.toItem.name, entity.codec?.fromItem.name].every((name) => /(ToItem|Item)$/.test(name ?? '')),
+          entity.name,
+        ).toBe(true);
     }
   });
 
   it('documents every entity from its templates', () => {
-    expect(customerEntity.keys).toEqual({ PK: 'CUSTOMER#<customerId>', SK: 'PROFILE', GSI1PK: 'EMAIL#<email NFKC, lower-case>', GSI1SK: 'CUSTOMER#<customerId>' });
+    expect(customerEntity.keys).toEqual({
+      PK: 'CUSTOMER#<customerId>',
+      SK: 'PROFILE',
+      GSI1PK: 'EMAIL#<email NFKC, lower-case>',
+      GSI1SK: 'CUSTOMER#<customerId>',
+    });
     expect(orderLineEntity.keys.GSI1SK).toBe('<placedAt ISO>#<orderId>#<lineNo, 4 digits>');
   });
 });

@@ -24,8 +24,29 @@ describe('item size, as DynamoDB counts it', () => {
     const items = [
       customerToItem(customer),
       addressToItem(customer.id, { label: 'home', street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' }),
-      headerToItem({ id: newId(), customerId: customer.id, placedAt: '2026-09-01T10:00:00.000Z', status: 'PAID', totalCents: 123456, lineCount: 3 }),
-      { PK: 'X', SK: 'Y', n: 0, m: -12.5, big: 1234567890123, small: 0.00051, round: 1200, tiny: 1.5e-7, flag: true, none: null, set: new Set(['a', 'bb']), list: ['a', 1], map: { k: 'v', n: 2 } },
+      headerToItem({
+        id: newId(),
+        customerId: customer.id,
+        placedAt: '2026-09-01T10:00:00.000Z',
+        status: 'PAID',
+        totalCents: 123456,
+        lineCount: 3,
+      }),
+      {
+        PK: 'X',
+        SK: 'Y',
+        n: 0,
+        m: -12.5,
+        big: 1234567890123,
+        small: 0.00051,
+        round: 1200,
+        tiny: 1.5e-7,
+        flag: true,
+        none: null,
+        set: new Set(['a', 'bb']),
+        list: ['a', 1],
+        map: { k: 'v', n: 2 },
+      },
     ];
     for (const item of items) expect(itemSize(item)).toBe(dynalite.itemSize(marshall(item, { convertClassInstanceToMap: true })));
   });
@@ -49,10 +70,21 @@ describe('write guards', () => {
   });
 
   it('lets only idempotency records carry the TTL attribute', () => {
-    expect(() => guardItem(idempotencyToItem({ customerId: newId(), key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 }))).not.toThrow();
+    expect(() =>
+      guardItem(idempotencyToItem({ customerId: newId(), key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 })),
+    ).not.toThrow();
     expect(() => guardItem({ ...customerToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records may expire/);
-    expect(() => guardActions([{ Update: { Key: customerKeys.profile(customer.id), UpdateExpression: 'SET expiresAt = :t', ExpressionAttributeValues: { ':t': 1 } } }]))
-      .toThrow(/only idempotency records may expire/);
+    expect(() =>
+      guardActions([
+        {
+          Update: {
+            Key: customerKeys.profile(customer.id),
+            UpdateExpression: 'SET expiresAt = :t',
+            ExpressionAttributeValues: { ':t': 1 },
+          },
+        },
+      ]),
+    ).toThrow(/only idempotency records may expire/);
   });
 
   it('refuses an item whose key no entity claims', () => {

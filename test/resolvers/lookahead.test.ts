@@ -43,7 +43,11 @@ async function lookahead(query: string, variables: Record<string, unknown> = {})
       customer: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
       node: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
       thing: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
-      orders: () => Array.from({ length: 50 }, (_, i) => ({ id: `O${i}`, customer: (_a: unknown, _c: unknown, info: GraphQLResolveInfo) => capture(info) })),
+      orders: () =>
+        Array.from({ length: 50 }, (_, i) => ({
+          id: `O${i}`,
+          customer: (_a: unknown, _c: unknown, info: GraphQLResolveInfo) => capture(info),
+        })),
     },
     typeResolver: (value: { __typename: string }) => value.__typename,
   });
@@ -61,9 +65,21 @@ function keysOf(fields: Map<string, readonly FieldNode[]>) {
 describe('field collection as graphql-js does it', () => {
   it.each([
     ['aliases and a field twice', '{ customer { name n: name name addresses } }', {}],
-    ['@skip and @include, with variables', 'query($s: Boolean!, $i: Boolean!) { customer { name @skip(if: $s) email @include(if: $i) ... @include(if: $i) { addresses } ...F @skip(if: $s) } } fragment F on Customer { id }', { s: true, i: false }],
-    ['a fragment spread twice is collected once', '{ customer { ...F ... { ...F } } } fragment F on Customer { name orders(first: 3) }', {}],
-    ['type conditions on interfaces and unions', '{ customer { ... on Node { id } ... on Named { name } ... on Thing { ... on Customer { addresses } } ...T } } fragment T on Thing { ... on Customer { email } }', {}],
+    [
+      '@skip and @include, with variables',
+      'query($s: Boolean!, $i: Boolean!) { customer { name @skip(if: $s) email @include(if: $i) ... @include(if: $i) { addresses } ...F @skip(if: $s) } } fragment F on Customer { id }',
+      { s: true, i: false },
+    ],
+    [
+      'a fragment spread twice is collected once',
+      '{ customer { ...F ... { ...F } } } fragment F on Customer { name orders(first: 3) }',
+      {},
+    ],
+    [
+      'type conditions on interfaces and unions',
+      '{ customer { ... on Node { id } ... on Named { name } ... on Thing { ... on Customer { addresses } } ...T } } fragment T on Thing { ... on Customer { email } }',
+      {},
+    ],
   ])('%s', async (_what, query, variables) => {
     const { info } = (await lookahead(query, variables))[0]!;
     const ours = collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
@@ -72,7 +88,9 @@ describe('field collection as graphql-js does it', () => {
   });
 
   it('reads needs through abstract type conditions and abstract return types', async () => {
-    const [viaNode, viaThing] = await lookahead('{ node { ... on Named { name } ... on Customer { addresses } } thing { ... on Thing { ... on Customer { orders(first: 5) } } } }');
+    const [viaNode, viaThing] = await lookahead(
+      '{ node { ... on Named { name } ... on Customer { addresses } } thing { ... on Thing { ... on Customer { orders(first: 5) } } } }',
+    );
     expect(viaNode!.selection).toEqual({ profile: true, addresses: true, windows: [] });
     expect(viaThing!.selection).toEqual({ profile: false, addresses: false, windows: [{ first: 5, month: undefined, after: undefined }] });
   });
@@ -80,12 +98,19 @@ describe('field collection as graphql-js does it', () => {
   it('leaves out what @skip/@include leave out', async () => {
     const query = 'query($a: Boolean!) { customer { addresses @include(if: $a) orders(first: 2) @skip(if: $a) } }';
     expect((await lookahead(query, { a: true }))[0]!.selection).toEqual({ profile: false, addresses: true, windows: [] });
-    expect((await lookahead(query, { a: false }))[0]!.selection).toEqual({ profile: false, addresses: false, windows: [{ first: 2, month: undefined, after: undefined }] });
+    expect((await lookahead(query, { a: false }))[0]!.selection).toEqual({
+      profile: false,
+      addresses: false,
+      windows: [{ first: 2, month: undefined, after: undefined }],
+    });
   });
 
   it('makes one window per response key (aliases), checked once', async () => {
     const { selection } = (await lookahead('{ customer { a: orders(first: 3) b: orders(month: "2026-09") a: orders(first: 3) } }'))[0]!;
-    expect(selection.windows).toEqual([{ first: 3, month: undefined, after: undefined }, { first: 20, month: '2026-09', after: undefined }]);
+    expect(selection.windows).toEqual([
+      { first: 3, month: undefined, after: undefined },
+      { first: 20, month: '2026-09', after: undefined },
+    ]);
   });
 
   it('hands the orders field the arguments its look-ahead checked, not checked again', async () => {

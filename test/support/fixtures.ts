@@ -169,8 +169,16 @@ export class World {
  * Puts products straight into the catalog (active unless said otherwise), so placeOrder can price
  * orders of their SKUs. Tests of putProduct itself use the mutation.
  */
-export async function loadProducts(stack: Stack, products: ReadonlyArray<{ sku: string; priceCents: number; name?: string; active?: boolean }>): Promise<void> {
-  await loadItems(stack, products.map((p) => productToItem({ sku: p.sku, name: p.name ?? `Product ${p.sku}`, priceCents: p.priceCents, active: p.active ?? true })));
+export async function loadProducts(
+  stack: Stack,
+  products: ReadonlyArray<{ sku: string; priceCents: number; name?: string; active?: boolean }>,
+): Promise<void> {
+  await loadItems(
+    stack,
+    products.map((p) =>
+      productToItem({ sku: p.sku, name: p.name ?? `Product ${p.sku}`, priceCents: p.priceCents, active: p.active ?? true }),
+    ),
+  );
 }
 
 /** `stack.load` in a few parallel streams: 10,000 items in a handful of seconds. */

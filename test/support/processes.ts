@@ -36,8 +36,12 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += String(chunk); });
-  child.stderr!.on('data', (chunk) => { output += String(chunk); });
+  child.stdout!.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += String(chunk);
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server process did not start:\n${output}`)), 30_000);
@@ -49,7 +53,10 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
       }
     };
     child.stdout!.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server process exited with ${code}:\n${output}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server process exited with ${code}:\n${output}`));
+    });
   });
   return {
     url,

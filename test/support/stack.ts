@@ -36,7 +36,11 @@ export interface Stack {
    */
   gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse<T>>;
   /** Sends one operation and returns its response with the DynamoDB requests it caused on the wire. */
-  measure<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
+  measure<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ response: GraphQLResponse<T>; wire: WireRequest[] }>;
   /** Every item of the table (a Scan), for before/after comparisons. */
   items(): Promise<Item[]>;
   /**
@@ -84,7 +88,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const staffHeaders = bearer(await tokens.staff());
   const server = await startServer({
     table,
-    authenticate: options.authenticate ?? await testAuthenticator(),
+    authenticate: options.authenticate ?? (await testAuthenticator()),
     production: options.production ?? false,
     explainInProduction: options.explainInProduction ?? false,
     introspectionInProduction: options.introspectionInProduction ?? false,

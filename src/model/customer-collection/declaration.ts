@@ -87,7 +87,8 @@ export function defineCollection<const M extends string>(spec: CollectionSpec<M>
     if (PK.text.replace(SLOT, '{}') !== pkShape || PK.slots.length !== 1 || PK.slots[0] !== member.key) {
       fail(`member ${name} (${member.entity.name}) has PK ${PK.text}, not the collection's ${spec.pk} with {${member.key}}`);
     }
-    if (member.bound !== 'window' && !(Number.isInteger(member.bound) && member.bound >= 1)) fail(`member ${name} has bound ${member.bound}`);
+    if (member.bound !== 'window' && !(Number.isInteger(member.bound) && member.bound >= 1))
+      fail(`member ${name} has bound ${member.bound}`);
     return { ...member, name, prefix: SK.prefix, exact: SK.slots.length === 0 };
   });
 
@@ -96,7 +97,8 @@ export function defineCollection<const M extends string>(spec: CollectionSpec<M>
   for (let i = 1; i < members.length; i++) {
     const upper = members[i - 1]!;
     const lower = members[i]!;
-    if (!sortsAbove(upper, lower)) fail(`${upper.name} (SK ${upper.entity.templates.SK.text}) does not sort above ${lower.name} (SK ${lower.entity.templates.SK.text})`);
+    if (!sortsAbove(upper, lower))
+      fail(`${upper.name} (SK ${upper.entity.templates.SK.text}) does not sort above ${lower.name} (SK ${lower.entity.templates.SK.text})`);
   }
 
   const windows = members.filter((m) => m.bound === 'window');

@@ -48,15 +48,54 @@ const HEAD_BOUND = collection.boundAbove('orders');
 /** Items a descending Query from the profile meets before the first order. */
 const PROFILE_TO_ORDERS = HEAD_BOUND - collection.boundAbove('profile');
 /** The head's bounds, bottom up (`1 + 10`): how the Limits are documented. */
-const HEAD_DOC = collection.head.members.map((m) => String(m.bound)).reverse().join(' + ');
+const HEAD_DOC = collection.head.members
+  .map((m) => String(m.bound))
+  .reverse()
+  .join(' + ');
 
 type Window = { first: number };
 /** The Queries a plan may hold (`PlannedQuery.pattern`); bounds take the window's `first`. */
 export const plannedPatterns: readonly AccessPattern[] = [
-  declarePattern('customerScreen', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>', order: 'newest first', bound: ({ first }: Window) => HEAD_BOUND + first + 1, boundDoc: `Limit ${HEAD_DOC} + first + 1` }),
-  declarePattern('customerProfileOrders', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.orders'], index: 'table', operation: 'Query', keyCondition: `PK = CUSTOMER#<id>, SK <= ${profile.prefix}`, order: 'newest first', bound: ({ first }: Window) => PROFILE_TO_ORDERS + first + 1, boundDoc: `Limit ${PROFILE_TO_ORDERS} + first + 1` }),
-  declarePattern('customerHead', { entity: 'Customer profile', graphql: ['Query.customer', 'Customer.addresses'], index: 'table', operation: 'Query', keyCondition: `PK = CUSTOMER#<id>, begins_with(SK, ${collection.head.prefix}) or SK = ${profile.prefix}`, order: '—', bound: () => collection.head.bound, boundDoc: `Limit ${HEAD_DOC}` }),
-  declarePattern('customerOrderWindow', { entity: 'Order summary', graphql: ['Customer.orders(month, after)'], index: 'table', operation: 'Query', keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor', order: 'newest first', bound: ({ first }: Window) => first + 1, boundDoc: 'Limit first + 1' }),
+  declarePattern('customerScreen', {
+    entity: 'Customer profile',
+    graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: 'PK = CUSTOMER#<id>',
+    order: 'newest first',
+    bound: ({ first }: Window) => HEAD_BOUND + first + 1,
+    boundDoc: `Limit ${HEAD_DOC} + first + 1`,
+  }),
+  declarePattern('customerProfileOrders', {
+    entity: 'Customer profile',
+    graphql: ['Query.customer', 'Customer.orders'],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: `PK = CUSTOMER#<id>, SK <= ${profile.prefix}`,
+    order: 'newest first',
+    bound: ({ first }: Window) => PROFILE_TO_ORDERS + first + 1,
+    boundDoc: `Limit ${PROFILE_TO_ORDERS} + first + 1`,
+  }),
+  declarePattern('customerHead', {
+    entity: 'Customer profile',
+    graphql: ['Query.customer', 'Customer.addresses'],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: `PK = CUSTOMER#<id>, begins_with(SK, ${collection.head.prefix}) or SK = ${profile.prefix}`,
+    order: '—',
+    bound: () => collection.head.bound,
+    boundDoc: `Limit ${HEAD_DOC}`,
+  }),
+  declarePattern('customerOrderWindow', {
+    entity: 'Order summary',
+    graphql: ['Customer.orders(month, after)'],
+    index: 'table',
+    operation: 'Query',
+    keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor',
+    order: 'newest first',
+    bound: ({ first }: Window) => first + 1,
+    boundDoc: 'Limit first + 1',
+  }),
 ];
 
 /** Merges the needs of one collection: the union of parts, the widest window of each run. */
@@ -89,37 +128,91 @@ export function planCollection(customerId: string, need: CollectionNeed): Planne
   const pk = collection.pk(customerId);
   const plan: PlannedQuery[] = [];
   const newest = need.windows.find(isNewest);
-  const query = (pattern: PlannedPattern, input: QueryInput, window: OrderWindow | undefined, readsTop: boolean, readsAddresses: boolean): PlannedQuery =>
-    ({ pattern, input, limit: input.Limit!, window, readsTop, readsAddresses });
+  const query = (
+    pattern: PlannedPattern,
+    input: QueryInput,
+    window: OrderWindow | undefined,
+    readsTop: boolean,
+    readsAddresses: boolean,
+  ): PlannedQuery => ({ pattern, input, limit: input.Limit!, window, readsTop, readsAddresses });
   if (newest && need.addresses) {
     // From the top: every head member, then the newest orders.
-    plan.push(query('customerScreen', { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: HEAD_BOUND + newest.first + 1 }, newest, true, true));
+    plan.push(
+      query(
+        'customerScreen',
+        {
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ScanIndexForward: false,
+          Limit: HEAD_BOUND + newest.first + 1,
+        },
+        newest,
+        true,
+        true,
+      ),
+    );
   } else if (newest) {
     // From the profile down: it proves existence and sits right above the newest order.
-    plan.push(query('customerProfileOrders', {
-      KeyConditionExpression: 'PK = :pk AND SK <= :profile',
-      ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix },
-      ScanIndexForward: false,
-      Limit: PROFILE_TO_ORDERS + newest.first + 1,
-    }, newest, true, false));
+    plan.push(
+      query(
+        'customerProfileOrders',
+        {
+          KeyConditionExpression: 'PK = :pk AND SK <= :profile',
+          ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix },
+          ScanIndexForward: false,
+          Limit: PROFILE_TO_ORDERS + newest.first + 1,
+        },
+        newest,
+        true,
+        false,
+      ),
+    );
   } else if (need.addresses) {
     // The head alone, ascending: the profile, then at most its bound of addresses.
-    plan.push(query('customerHead', {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
-      ExpressionAttributeValues: { ':pk': pk, ':head': collection.head.prefix },
-      Limit: collection.head.bound,
-    }, undefined, true, true));
+    plan.push(
+      query(
+        'customerHead',
+        {
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
+          ExpressionAttributeValues: { ':pk': pk, ':head': collection.head.prefix },
+          Limit: collection.head.bound,
+        },
+        undefined,
+        true,
+        true,
+      ),
+    );
   } else if (need.profile) {
-    plan.push(query('customerHead', { KeyConditionExpression: 'PK = :pk AND SK = :profile', ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix }, Limit: 1 }, undefined, true, false));
+    plan.push(
+      query(
+        'customerHead',
+        {
+          KeyConditionExpression: 'PK = :pk AND SK = :profile',
+          ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix },
+          Limit: 1,
+        },
+        undefined,
+        true,
+        false,
+      ),
+    );
   }
   for (const window of need.windows.filter((w) => !isNewest(w))) {
-    plan.push(query('customerOrderWindow', {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': orderKeys.summaryPrefix(window.month) },
-      ScanIndexForward: false,
-      Limit: window.first + 1,
-      ...(window.start ? { ExclusiveStartKey: window.start } : {}),
-    }, window, false, false));
+    plan.push(
+      query(
+        'customerOrderWindow',
+        {
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': orderKeys.summaryPrefix(window.month) },
+          ScanIndexForward: false,
+          Limit: window.first + 1,
+          ...(window.start ? { ExclusiveStartKey: window.start } : {}),
+        },
+        window,
+        false,
+        false,
+      ),
+    );
   }
   return plan;
 }

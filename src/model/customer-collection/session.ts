@@ -145,17 +145,22 @@ export class CustomerCollections {
     // A failed read, or an answer that cannot be absorbed (corrupt data), fails its customer only.
     await Promise.all([
       ...plan.queries.map(({ customerId, query }) =>
-        runPlannedQuery(this.#table, query).then(({ items, complete }) => {
-          for (const anomaly of absorb(this.#stateOf(customerId), query, items, complete)) this.#onAnomaly(anomaly);
-        }).catch(fail([customerId]))),
-      customerProfiles(this.#table, plan.profiles).then((found) => {
-        for (const customerId of plan.profiles) {
-          const state = this.#stateOf(customerId);
-          const profile = found.get(customerId);
-          state.exists = profile !== undefined;
-          state.profile = profile;
-        }
-      }).catch(fail(plan.profiles)),
+        runPlannedQuery(this.#table, query)
+          .then(({ items, complete }) => {
+            for (const anomaly of absorb(this.#stateOf(customerId), query, items, complete)) this.#onAnomaly(anomaly);
+          })
+          .catch(fail([customerId])),
+      ),
+      customerProfiles(this.#table, plan.profiles)
+        .then((found) => {
+          for (const customerId of plan.profiles) {
+            const state = this.#stateOf(customerId);
+            const profile = found.get(customerId);
+            state.exists = profile !== undefined;
+            state.profile = profile;
+          }
+        })
+        .catch(fail(plan.profiles)),
     ]);
   }
 
@@ -180,7 +185,10 @@ function mergedByCustomer(requests: readonly CollectionRequest[]): Map<string, C
  * Sends one planned Query, following `LastEvaluatedKey` while a page stopped short of the
  * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
  */
-export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: import('../../dynamo/types').Item[]; complete: boolean }> {
+export async function runPlannedQuery(
+  table: Table,
+  query: PlannedQuery,
+): Promise<{ items: import('../../dynamo/types').Item[]; complete: boolean }> {
   const { items, complete } = await queryAll(table, query.input, { limit: query.limit });
   return { items, complete };
 }

@@ -67,7 +67,11 @@ export function absorb(state: CollectionState, query: PlannedQuery, items: reado
     const addresses = split.addresses.map(addressFromItem).sort((a, b) => a.label.localeCompare(b.label));
     if (addresses.length > ADDRESS_BOUND) {
       const customerId = customerCollection.idOf(split.addresses[0]!.PK) ?? '?';
-      anomalies.push({ customerId, member: 'addresses', message: `customer ${customerId} has ${addresses.length} addresses, over the bound of ${ADDRESS_BOUND}; the first ${ADDRESS_BOUND} by label are shown` });
+      anomalies.push({
+        customerId,
+        member: 'addresses',
+        message: `customer ${customerId} has ${addresses.length} addresses, over the bound of ${ADDRESS_BOUND}; the first ${ADDRESS_BOUND} by label are shown`,
+      });
     }
     state.addresses = addresses.slice(0, ADDRESS_BOUND);
   }

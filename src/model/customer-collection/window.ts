@@ -63,8 +63,14 @@ export function cursorScope(customerId: string, month: string | undefined): stri
 
 function decodeOrderCursor(customerId: string, month: string | undefined, cursor: string): Key {
   // The key of one of this customer's order summaries, of that month: the summary's declared shape.
-  const key = decodeCursor(cursor, cursorScope(customerId, month), (k) =>
-    Object.keys(k).length === 2 && orderSummaryEntity.parseKey(k)?.customerId === customerId && k.SK!.startsWith(orderKeys.summaryPrefix(month)));
+  const key = decodeCursor(
+    cursor,
+    cursorScope(customerId, month),
+    (k) =>
+      Object.keys(k).length === 2 &&
+      orderSummaryEntity.parseKey(k)?.customerId === customerId &&
+      k.SK!.startsWith(orderKeys.summaryPrefix(month)),
+  );
   return { PK: key.PK as string, SK: key.SK as string };
 }
 

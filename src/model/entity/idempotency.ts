@@ -40,7 +40,10 @@ export function idempotencyFromItem(item: Item, nowSeconds = epochSeconds()): Id
   const expiresAt = item[TTL_ATTRIBUTE];
   if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
   // A record of before keys were per customer (`IDEMPOTENCY#<key>`) has no customer.
-  const owner = idempotencyEntity.templates.PK.parse(item.PK) ?? { customerId: '', key: String(item.PK).slice(idempotencyEntity.templates.PK.prefix.length) };
+  const owner = idempotencyEntity.templates.PK.parse(item.PK) ?? {
+    customerId: '',
+    key: String(item.PK).slice(idempotencyEntity.templates.PK.prefix.length),
+  };
   return {
     customerId: owner.customerId!,
     key: owner.key!,

@@ -101,5 +101,8 @@ export function lineToItem(orderId: string, line: OrderLineRecord): Item {
 
 /** A line as placeOrder writes it: with its SKU index keys. */
 export function indexedLineToItem(order: Pick<OrderRecord, 'id' | 'placedAt'>, line: OrderLineRecord): Item {
-  return { ...lineToItem(order.id, line), ...orderLineEntity.gsi1({ orderId: order.id, placedAt: order.placedAt, lineNo: line.lineNo, sku: line.sku }) };
+  return {
+    ...lineToItem(order.id, line),
+    ...orderLineEntity.gsi1({ orderId: order.id, placedAt: order.placedAt, lineNo: line.lineNo, sku: line.sku }),
+  };
 }

@@ -43,4 +43,8 @@ export const customerId: KeyPart = { shape: ID };
 export const placedAt: KeyPart = { shape: ISO, doc: 'placedAt ISO' };
 export const orderId: KeyPart = { shape: ID };
 export const sku: KeyPart = { shape: keyText(SKU_MAX) };
-export const digits = (width: number, doc: string): KeyPart => ({ shape: `\\d{${width}}`, doc, format: (value) => String(value).padStart(width, '0') });
+export const digits = (width: number, doc: string): KeyPart => ({
+  shape: `\\d{${width}}`,
+  doc,
+  format: (value) => String(value).padStart(width, '0'),
+});

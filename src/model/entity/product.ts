@@ -18,7 +18,8 @@ export const productEntity = defineEntity({
 
 export function productFromItem(item: Item) {
   const { priceCents, active } = item;
-  if (typeof priceCents !== 'number' || typeof active !== 'boolean') throw new Error(`product ${String(item.SK)} lacks priceCents or active`);
+  if (typeof priceCents !== 'number' || typeof active !== 'boolean')
+    throw new Error(`product ${String(item.SK)} lacks priceCents or active`);
   return { sku: str(item, 'sku'), name: str(item, 'name'), priceCents, active };
 }
 /** A product as the model hands it out; GraphQL resolvers receive this type. */

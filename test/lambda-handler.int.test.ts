@@ -1,54 +1,24 @@
 /**
  * The Lambda handler (src/lambda.ts), invoked the way the Lambda runtime invokes it: with API
- * Gateway HTTP API (payload 2.0) events from test/fixtures/lambda, against the embedded engine.
+ * Gateway HTTP API (payload 2.0) events from test/fixtures/lambda, against the embedded engine,
+ * with `AUTH_*` pointing at a JWKS the test serves (shared setup: test/support/lambda.ts).
  *
  * The engine is reached through a TCP proxy that counts connections, so "the DynamoDB client is
  * made once per container and reused" is observed from outside, on the wire: a client made per
  * invocation would open a new connection each time.
  *
- * The last suite builds the deployable artifact with the Makefile that `sam build` runs and invokes
- * that bundle in a plain Node process, so the template's handler (`lambda.handler`) is what works.
- *
- * Production needs a way to verify tokens: this test is the identity provider (a JWKS served on
- * loopback, test/support/jwks.ts), the handler gets `AUTH_JWKS_URL`, `AUTH_ISSUER`,
- * `AUTH_AUDIENCE` as template.yaml gives them, and the fixtures carry `Authorization: Bearer
- * ${TOKEN}`, replaced by a staff token signed here. Their `requestContext.authorizer` is what API
- * Gateway's JWT authorizer adds; the handler ignores it and verifies the token itself.
+ * The deployable bundle built by the Makefile is test/lambda-bundle.int.test.ts's.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context as LambdaContext } from 'aws-lambda';
-import { build } from 'esbuild';
-import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
-import { createDocumentClient } from '../src/dynamo/client';
-import { ensureTable } from '../src/dynamo/definition';
-import { cognitoClaims, signingKey, startIdentityProvider, type SigningKey, type TestIdentityProvider } from './support/jwks';
+import { cognitoClaims, signingKey } from './support/jwks';
+import { ISO, parse, startLambdaTestbed, ULID, type LambdaTestbed } from './support/lambda';
 
 type Handler = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
-
-let idp: TestIdentityProvider;
-let key: SigningKey;
-let staffToken: string;
-
-/** A fixture event with `token` in its Authorization header (a staff token by default; null: no header). */
-function fixture(name: string, token: string | null = staffToken): APIGatewayProxyEventV2 {
-  const text = readFileSync(join(root, 'test/fixtures/lambda', `${name}.json`), 'utf8');
-  const event = JSON.parse(text.replaceAll('${TOKEN}', token ?? '')) as APIGatewayProxyEventV2;
-  if (token === null) delete event.headers.authorization;
-  return event;
-}
 
 let invocations = 0;
 function lambdaContext(): LambdaContext {
@@ -99,38 +69,26 @@ async function countingProxy(target: number) {
   };
 }
 
-function parse(result: APIGatewayProxyStructuredResultV2) {
-  return { statusCode: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body ?? 'null') as unknown };
-}
-
-let engine: EmbeddedEngine;
+let bed: LambdaTestbed;
 let proxy: Awaited<ReturnType<typeof countingProxy>>;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  key = await signingKey('RS256');
-  idp = await startIdentityProvider(key);
-  staffToken = await idp.sign(key, cognitoClaims({ staff: true, sub: '3c1f8e2a-6b0d-4f5e-9a7c-2d4b6e8f0a1c' }));
-  engine = await startEngine({ host: '127.0.0.1', port: 0 });
-  const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'eu-west-1' });
-  await ensureTable(doc, 'lambda-app');
-  await ensureTable(doc, 'bundle-app');
-  doc.destroy();
-  proxy = await countingProxy(engine.port);
+  bed = await startLambdaTestbed('lambda-app');
+  proxy = await countingProxy(bed.engine.port);
   // What template.yaml gives the function, plus the endpoint (Amazon DynamoDB when absent).
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
   process.env.TABLE_NAME = 'lambda-app';
   process.env.NODE_ENV = 'production';
   process.env.AWS_REGION = 'eu-west-1';
-  Object.assign(process.env, idp.env());
+  Object.assign(process.env, bed.idp.env());
   delete process.env.EXPLAIN_ENABLED;
 });
 
 afterAll(async () => {
   process.env = savedEnv;
   await proxy?.close();
-  await engine?.close();
-  await idp?.close();
+  await bed?.close();
 });
 
 describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
@@ -148,23 +106,28 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   });
 
   it('creates a customer with a POSTed mutation, in one TransactWriteItems', async () => {
-    const event = fixture('create-customer.post');
-    engine.wire.reset();
+    const event = bed.fixture('create-customer.post');
+    bed.engine.wire.reset();
     const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
     expect(statusCode).toBe(200);
     expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE); // the client's Accept prefers it
     expect(headers['x-request-id']).toBe(event.requestContext.requestId);
     expect(body).toEqual({
       data: {
-        createCustomer: { id: expect.stringMatching(ULID), name: 'Lambda Lucía', email: 'Lucia.Lambda@example.com', createdAt: expect.stringMatching(ISO) },
+        createCustomer: {
+          id: expect.stringMatching(ULID),
+          name: 'Lambda Lucía',
+          email: 'Lucia.Lambda@example.com',
+          createdAt: expect.stringMatching(ISO),
+        },
       },
     });
-    expect(engine.wire.requests().map((r) => r.operation)).toEqual(['TransactWriteItems']);
+    expect(bed.engine.wire.requests().map((r) => r.operation)).toEqual(['TransactWriteItems']);
     created = (body as { data: { createCustomer: typeof created } }).data.createCustomer;
   });
 
   it('reads it back with a POSTed query (customer by email, its screen)', async () => {
-    const { statusCode, headers, body } = parse(await handler(fixture('customer-by-email.post'), lambdaContext()));
+    const { statusCode, headers, body } = parse(await handler(bed.fixture('customer-by-email.post'), lambdaContext()));
     expect(statusCode).toBe(200);
     expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE);
     expect(body).toEqual({
@@ -173,7 +136,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   });
 
   it('answers a GET query (with a CSRF preflight header) and the content length it sends', async () => {
-    const event = fixture('customer-by-email.get');
+    const event = bed.fixture('customer-by-email.get');
     const result = await handler(event, lambdaContext());
     const { statusCode, headers, body } = parse(result);
     expect(statusCode).toBe(200);
@@ -184,7 +147,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   });
 
   it('blocks a GET without a preflight header (CSRF prevention) and a mutation sent by GET', async () => {
-    const simple = fixture('customer-by-email.get');
+    const simple = bed.fixture('customer-by-email.get');
     delete simple.headers['apollo-require-preflight'];
     const blocked = parse(await handler(simple, lambdaContext()));
     expect(blocked.statusCode).toBe(400);
@@ -193,21 +156,21 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
       errors: [{ message: expect.stringContaining('Cross-Site Request Forgery'), extensions: { code: 'BAD_REQUEST' } }],
     });
 
-    const mutation = fixture('customer-by-email.get');
+    const mutation = bed.fixture('customer-by-email.get');
     mutation.rawQueryString = `query=${encodeURIComponent('mutation { removeAddress(customerId: "01J00000000000000000000000", label: "home") }')}`;
-    engine.wire.reset();
+    bed.engine.wire.reset();
     const refused = parse(await handler(mutation, lambdaContext()));
     expect(refused.statusCode).toBe(405);
     expect(refused.headers['content-type']).toBe(JSON_TYPE);
     expect(refused.body).toEqual({
       errors: [{ message: 'GET requests only support query operations, not mutation operations', extensions: { code: 'BAD_REQUEST' } }],
     });
-    expect(engine.wire.count()).toBe(0);
+    expect(bed.engine.wire.count()).toBe(0);
   });
 
   it('answers a malformed JSON body with a JSON 400, as the HTTP server does, reading nothing', async () => {
-    const event = fixture('malformed-body.post');
-    engine.wire.reset();
+    const event = bed.fixture('malformed-body.post');
+    bed.engine.wire.reset();
     const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
     expect(statusCode).toBe(400);
     expect(headers['content-type']).toBe(JSON_TYPE);
@@ -215,11 +178,11 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     expect(body).toEqual({
       errors: [{ message: 'POST body missing, invalid Content-Type, or JSON object has no keys.', extensions: { code: 'BAD_REQUEST' } }],
     });
-    expect(engine.wire.count()).toBe(0);
+    expect(bed.engine.wire.count()).toBe(0);
   });
 
   it('decodes a base64-encoded body', async () => {
-    const event = fixture('customer-by-email.post');
+    const event = bed.fixture('customer-by-email.post');
     event.body = Buffer.from(event.body ?? '', 'utf8').toString('base64');
     event.isBase64Encoded = true;
     const { statusCode, body } = parse(await handler(event, lambdaContext()));
@@ -230,56 +193,58 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   });
 
   it('refuses bad input with BAD_USER_INPUT before any DynamoDB request', async () => {
-    engine.wire.reset();
-    const { statusCode, headers, body } = parse(await handler(fixture('bad-input.post'), lambdaContext()));
+    bed.engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(bed.fixture('bad-input.post'), lambdaContext()));
     expect(statusCode).toBe(200);
     expect(headers['content-type']).toBe(GRAPHQL_RESPONSE_TYPE);
     expect(body).toEqual({
-      errors: [{
-        message: 'input.email must be an email address such as ana@example.com',
-        locations: [{ line: 1, column: 57 }],
-        path: ['createCustomer'],
-        extensions: { code: 'BAD_USER_INPUT', field: 'input.email' },
-      }],
+      errors: [
+        {
+          message: 'input.email must be an email address such as ana@example.com',
+          locations: [{ line: 1, column: 57 }],
+          path: ['createCustomer'],
+          extensions: { code: 'BAD_USER_INPUT', field: 'input.email' },
+        },
+      ],
       data: null,
     });
-    expect(engine.wire.count()).toBe(0);
+    expect(bed.engine.wire.count()).toBe(0);
   });
 
   it('refuses a data query without a token: 401 UNAUTHENTICATED, before any DynamoDB request', async () => {
-    engine.wire.reset();
-    const { statusCode, headers, body } = parse(await handler(fixture('customer-by-email.post', null), lambdaContext()));
+    bed.engine.wire.reset();
+    const { statusCode, headers, body } = parse(await handler(bed.fixture('customer-by-email.post', null), lambdaContext()));
     expect(statusCode).toBe(401);
     expect(headers['www-authenticate']).toBe('Bearer');
     expect((body as any).errors.map((error: any) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
     expect((body as any).data ?? null).toBeNull();
-    expect(engine.wire.count()).toBe(0);
+    expect(bed.engine.wire.count()).toBe(0);
   });
 
   it('refuses a bad token (expired, another key, tampered) with 401 and a WWW-Authenticate challenge', async () => {
-    const stranger = await signingKey('RS256', key.kid);
-    const [header, payload, signature] = staffToken.split('.') as [string, string, string];
+    const stranger = await signingKey('RS256', bed.key.kid);
+    const [header, payload, signature] = bed.staffToken.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${signature}`;
     const bad = [
-      await idp.sign(key, cognitoClaims({ staff: true }), { expiresIn: -120 }),
-      await idp.sign(stranger, cognitoClaims({ staff: true })),
+      await bed.idp.sign(bed.key, cognitoClaims({ staff: true }), { expiresIn: -120 }),
+      await bed.idp.sign(stranger, cognitoClaims({ staff: true })),
       tampered,
     ];
     for (const token of bad) {
-      engine.wire.reset();
-      const event = fixture('customer-by-email.post', token);
+      bed.engine.wire.reset();
+      const event = bed.fixture('customer-by-email.post', token);
       const { statusCode, headers, body } = parse(await handler(event, lambdaContext()));
       expect(statusCode).toBe(401);
       expect(headers['www-authenticate']).toBe('Bearer error="invalid_token"');
       expect(headers['x-request-id']).toBe(event.requestContext.requestId);
       expect((body as any).errors.map((error: any) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
-      expect(engine.wire.count()).toBe(0);
+      expect(bed.engine.wire.count()).toBe(0);
     }
   });
 
   it('ignores x-explain in production unless EXPLAIN_ENABLED', async () => {
-    const event = fixture('customer-by-email.get');
+    const event = bed.fixture('customer-by-email.get');
     event.headers['x-explain'] = '1';
     const { body } = parse(await handler(event, lambdaContext()));
     expect(body).toEqual({ data: { customerByEmail: { name: created.name, email: created.email } } });
@@ -296,7 +261,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     try {
       const fresh = (await import('../src/lambda')).handler;
       expect(fresh).not.toBe(handler);
-      const event = fixture('customer-by-email.get');
+      const event = bed.fixture('customer-by-email.get');
       event.headers['x-explain'] = '1';
       const { statusCode, body } = parse(await fresh(event, lambdaContext()));
       expect(statusCode).toBe(200);
@@ -305,7 +270,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
         extensions: { dynamodb: { waves: 1, totals: { requests: 1 } } },
       });
       expect((body as any).extensions.dynamodb.requests).toEqual([expect.objectContaining({ operation: 'Query', index: 'GSI1' })]);
-      await fresh(fixture('customer-by-email.get'), lambdaContext());
+      await fresh(bed.fixture('customer-by-email.get'), lambdaContext());
       expect(proxy.connections()).toBe(2);
     } finally {
       delete process.env.EXPLAIN_ENABLED;
@@ -314,7 +279,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
 
   it('serves introspection in production only with INTROSPECTION_ENABLED=1, as the HTTP server does', async () => {
     const introspect = () => {
-      const event = fixture('customer-by-email.post');
+      const event = bed.fixture('customer-by-email.post');
       event.body = JSON.stringify({ query: '{ __schema { queryType { name } } }' });
       delete event.headers['content-length'];
       return event;
@@ -331,69 +296,5 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     } finally {
       delete process.env.INTROSPECTION_ENABLED;
     }
-  });
-});
-
-describe('the deployable bundle (the Makefile target that `sam build` runs)', () => {
-  const artifacts = mkdtempSync(join(tmpdir(), 'lambda-artifacts-'));
-  afterAll(() => rmSync(artifacts, { recursive: true, force: true }));
-
-  beforeAll(async () => {
-    await promisify(execFile)('make', ['-s', 'build-GraphQLFunction', `ARTIFACTS_DIR=${artifacts}`], { cwd: root });
-  });
-
-  /** Loads `lambda.mjs` in a plain Node process, as the runtime does, and invokes it once per event. */
-  async function invokeBundle(events: APIGatewayProxyEventV2[]) {
-    const driver = `
-      const events = JSON.parse(process.env.EVENTS);
-      const module = await import(${JSON.stringify(join(artifacts, 'lambda.mjs'))});
-      const results = [];
-      for (const event of events) results.push(await module.handler(event, { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 25000 }));
-      process.stdout.write(JSON.stringify({ exports: Object.keys(module), results }));
-      process.exit(0);
-    `;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', driver], {
-      cwd: artifacts,
-      env: {
-        PATH: process.env.PATH,
-        EVENTS: JSON.stringify(events),
-        DYNAMODB_ENDPOINT: engine.endpoint,
-        TABLE_NAME: 'bundle-app',
-        NODE_ENV: 'production',
-        AWS_REGION: 'eu-west-1',
-        LOG_LEVEL: 'silent',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        ...idp.env(),
-      },
-    });
-    return JSON.parse(stdout) as { exports: string[]; results: APIGatewayProxyStructuredResultV2[] };
-  }
-
-  it('exports lambda.handler, writes and reads through it, and answers errors as JSON', async () => {
-    const events = ['create-customer.post', 'customer-by-email.post', 'malformed-body.post', 'bad-input.post'].map((name) => fixture(name));
-    const forged = `${staffToken.slice(0, staffToken.lastIndexOf('.'))}.${Buffer.from('forged').toString('base64url')}`;
-    events.push(fixture('customer-by-email.post', null), fixture('customer-by-email.post', forged));
-    const { exports, results } = await invokeBundle(events);
-    expect(exports).toEqual(['handler']);
-    const [create, read, malformed, bad, anonymous, forgedAnswer] = results.map((result) => parse(result!));
-    expect(create!.statusCode).toBe(200);
-    const customer = (create!.body as any).data.createCustomer;
-    expect(customer).toEqual({ id: expect.stringMatching(ULID), name: 'Lambda Lucía', email: 'Lucia.Lambda@example.com', createdAt: expect.stringMatching(ISO) });
-    expect(read!.body).toEqual({ data: { customerByEmail: { ...customer, addresses: [], orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } } });
-    expect(malformed!.statusCode).toBe(400);
-    expect((malformed!.body as any).errors[0].extensions.code).toBe('BAD_REQUEST');
-    expect((bad!.body as any).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'input.email' });
-    for (const [refused, challenge] of [[anonymous, 'Bearer'], [forgedAnswer, 'Bearer error="invalid_token"']] as const) {
-      expect(refused!.statusCode).toBe(401);
-      expect(refused!.headers['www-authenticate']).toBe(challenge);
-      expect((refused!.body as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    }
-  });
-
-  it('never contains the embedded engine: it is not in the handler\'s import graph', async () => {
-    const result = await build({ entryPoints: [join(root, 'src/lambda.ts')], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
-    const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs).toContain('src/lambda.ts');
-    expect(inputs.filter((input) => input.startsWith('src/engine/') || /node_modules\/(dynalite|classic-level|memory-level|level)\//.test(input))).toEqual([]);
   });
 });

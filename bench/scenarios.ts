@@ -1,0 +1,82 @@
+/**
+ * The benchmark's scenarios: the operations each design answers, the request bodies (customers and
+ * orders shuffled by the latency seed, so every run of one seed asks the same things in the same
+ * order), and the answers the data set tells in advance.
+ */
+import { seededRandom } from './rng';
+import { expectedCustomerScreen, STATUSES, type DataSet } from './data';
+import type { BenchConfig } from './config';
+import type { DesignName } from './report';
+
+export const ORDERS_SHOWN = 20;
+
+const ADDRESS = 'label street city postalCode country';
+export const QUERIES = {
+  customer: `query CustomerScreen($id: ID!) { customer(id: $id) { id name email createdAt addresses { ${ADDRESS} } orders(first: ${ORDERS_SHOWN}) { nodes { id placedAt status totalCents } } } }`,
+  order: `query OrderDetail($id: ID!) { order(id: $id) { id placedAt status totalCents lines { lineNo sku quantity unitPriceCents } customer { name addresses { ${ADDRESS} } } } }`,
+  status:
+    'query OrdersByStatus($status: OrderStatus!) { ordersByStatus(status: $status, first: 50) { nodes { id placedAt status totalCents customer { name } } pageInfo { hasNextPage } } }',
+};
+
+export interface Scenario {
+  id: string;
+  name: string;
+  query: string;
+  bodies: string[];
+  designs: DesignName[];
+  /** Expected `data` for a body, when the data set tells it (else designs are compared to each other). */
+  expected?: (index: number) => unknown;
+}
+
+export const body = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
+
+function shuffled<T>(list: readonly T[], seed: string): T[] {
+  const random = seededRandom(seed);
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
+  const seed = String(config.latency.seed);
+  const customers = shuffled(data.ordinary, `customers:${seed}`);
+  const big = data.growth.get(10_000);
+  if (!big) throw new Error('no 10,000-order customer');
+  const orders = shuffled(data.detailedOrders, `orders:${seed}`).slice(0, Math.max(50, Math.min(config.ops, 300)));
+  const list: Scenario[] = [
+    {
+      id: 'customer',
+      name: 'customer screen',
+      query: QUERIES.customer,
+      bodies: customers.map((c) => body(QUERIES.customer, { id: c.customer.id })),
+      designs: ['singleTable', 'multiTable', 'raw'],
+      expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
+    },
+    {
+      id: 'customer-10k',
+      name: 'customer screen, 10,000-order customer',
+      query: QUERIES.customer,
+      bodies: [body(QUERIES.customer, { id: big.customer.id })],
+      designs: ['singleTable', 'multiTable', 'raw'],
+      expected: () => expectedCustomerScreen(big, ORDERS_SHOWN),
+    },
+    {
+      id: 'order',
+      name: 'order detail with its customer',
+      query: QUERIES.order,
+      bodies: orders.map((o) => body(QUERIES.order, { id: o.id })),
+      designs: ['singleTable', 'multiTable'],
+    },
+    {
+      id: 'status',
+      name: 'ordersByStatus(first: 50) with customers\u2019 names',
+      query: QUERIES.status,
+      bodies: STATUSES.map((status) => body(QUERIES.status, { status })),
+      designs: ['singleTable', 'multiTable'],
+    },
+  ];
+  return config.only.length === 0 ? list : list.filter((s) => config.only.some((word) => s.id.includes(word)));
+}
