@@ -29,7 +29,7 @@ export interface BootstrapOptions {
    * May start the embedded engine: used when the configuration names no endpoint and is not
    * production. `path` is its LevelDB directory (in memory when undefined).
    */
-  embedded?: { start: StartEngine; path: string | undefined };
+  embedded?: { start: StartEngine; path: string | undefined; ttlSweepSeconds?: number };
   /** Create the table (GSI1, TTL) where missing; always done on an embedded engine. */
   createTable?: boolean;
 }
@@ -60,8 +60,14 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   let engine: EmbeddedEngine | undefined;
   let endpoint = config.endpoint;
   if (!endpoint && !config.production && options.embedded) {
-    const { start, path } = options.embedded;
-    engine = await start({ host: '127.0.0.1', port: 0, debug: config.engineDebug, ...(path === undefined ? {} : { path }) });
+    const { start, path, ttlSweepSeconds } = options.embedded;
+    engine = await start({
+      host: '127.0.0.1',
+      port: 0,
+      debug: config.engineDebug,
+      ...(path === undefined ? {} : { path }),
+      ...(ttlSweepSeconds === undefined ? {} : { ttlSweepSeconds }),
+    });
     endpoint = engine.endpoint;
   }
   const doc = createDocumentClient({ endpoint, region: config.region, credentialsInEnvironment: config.awsCredentialsInEnvironment });

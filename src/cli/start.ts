@@ -20,10 +20,16 @@ import { DEMO_CUSTOMER_EMAIL, loadDemoData } from '../tools/demo-data';
 
 const USAGE = 'usage: npm start (configured by the environment: see README.md, "Configuration")';
 
+/** The dev server's engine deletes expired items (idempotency records) once a minute, as DynamoDB does eventually. */
+const DEV_TTL_SWEEP_SECONDS = 60;
+
 runService(USAGE, async () => {
   const config = readConfig();
   const logger = loggerFor(config);
-  const runtime = await bootstrap(config, { embedded: { start: startEngine, path: config.dataDir }, createTable: config.createTable });
+  const runtime = await bootstrap(config, {
+    embedded: { start: startEngine, path: config.dataDir, ttlSweepSeconds: DEV_TTL_SWEEP_SECONDS },
+    createTable: config.createTable,
+  });
   try {
     const { table, engine, endpoint } = runtime;
     if (engine) logger.info({ endpoint, dataDir: config.dataDir ?? 'memory' }, 'embedded engine started');

@@ -6,6 +6,8 @@
 import { createRequire } from 'node:module';
 import type * as DynaliteDb from 'dynalite/db/index.js';
 import type * as DynaliteValidations from 'dynalite/validations/index.js';
+import { installConditionSemantics, withoutRemoveOnlyUpserts } from './condition-semantics';
+import { installUtf8ItemSizes } from './item-size';
 
 export type {
   Action,
@@ -25,6 +27,10 @@ const requireDynalite = createRequire(import.meta.url);
 
 /** `dynalite/db`: the LevelDB store factory plus key, condition, size and index helpers. */
 export const db = requireDynalite('dynalite/db/index.js') as typeof DynaliteDb;
+// Sizes and capacity in UTF-8 bytes, as DynamoDB counts them (dynalite counts UTF-16 code units).
+installUtf8ItemSizes(db);
+// Conditions, empty index keys and remove-only updates as DynamoDB has them (condition-semantics.ts).
+installConditionSemantics(db);
 
 /** `dynalite/validations`: request type coercion and constraint checking. */
 export const validations = requireDynalite('dynalite/validations/index.js') as typeof DynaliteValidations;
@@ -53,7 +59,8 @@ export const DYNALITE_OPERATIONS = [
 export type DynaliteOperation = (typeof DYNALITE_OPERATIONS)[number];
 
 export function loadAction(operation: DynaliteOperation): DynaliteDb.Action {
-  return requireDynalite(`dynalite/actions/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.Action;
+  const action = requireDynalite(`dynalite/actions/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.Action;
+  return operation === 'UpdateItem' ? withoutRemoveOnlyUpserts(db, action) : action;
 }
 
 export function loadValidation(operation: DynaliteOperation): DynaliteDb.OperationValidation {

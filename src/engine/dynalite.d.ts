@@ -100,6 +100,18 @@ declare module 'dynalite/db/index.js' {
   export function itemSize(item: Item): number;
   export function mapPaths(paths: unknown[], item: Item): Item;
   export function validationError(message: string): DynaliteError;
+  /** One comparison of a condition (`=`, `<`, `begins_with`, ...): `value` against `operands`. */
+  export function compare(operator: string, value: AttributeValue | undefined, operands: (AttributeValue | undefined)[]): boolean;
+  /** The value at a document path (`['a', 0, 'b']`) of `item`, or undefined. */
+  export function mapPath(path: unknown[], item: Item): AttributeValue | undefined;
+  /** Writes the index entries that change from `existingItem` to `item`. */
+  export function updateIndexes(
+    store: Store,
+    table: TableDescription,
+    existingItem: Item | undefined,
+    item: Item | undefined,
+    cb: Callback<void>,
+  ): void;
 }
 
 declare module 'dynalite/validations/index.js' {

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { Engine } from './engine';
 import { CORAL_SERVICE, errorTypeOf, setEngineDebug, type EngineResponse } from './errors';
+import { TtlSweeper } from './ttl-sweeper';
 import { WireRecorder, type WireLog } from './wire';
 
 export type { EngineResponse } from './errors';
@@ -31,8 +32,16 @@ export interface EngineOptions {
   port?: number;
   /** LevelDB directory, kept across restarts; in memory when absent. */
   path?: string;
+  /** fsync each commit (LevelDB's `sync: true` write option) before answering; with `path` only. */
+  sync?: boolean;
   /** Print the stack of every internal failure (`ENGINE_DEBUG`); applies to every engine of the process. */
   debug?: boolean;
+  /**
+   * Delete expired items (TTL) every this many seconds (ttl-sweeper.ts). Default: off, so a test
+   * never depends on when a background delete lands (Amazon takes up to days);
+   * `npm run engine` sweeps every 60 s unless told otherwise.
+   */
+  ttlSweepSeconds?: number;
 }
 
 export interface EmbeddedEngine {
@@ -41,6 +50,8 @@ export interface EmbeddedEngine {
   port: number;
   wire: WireLog;
   faults: Faults;
+  /** Runs one TTL sweep now (whatever `ttlSweepSeconds`); resolves to the number of items deleted. */
+  sweepExpiredItems(): Promise<number>;
   /** Stops accepting requests, finishes those admitted, closes the HTTP server and LevelDB. */
   close(): Promise<void>;
 }
@@ -79,9 +90,10 @@ const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
 
 export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEngine> {
   if (opts.debug !== undefined) setEngineDebug(opts.debug);
-  const engine = Engine.open(opts.path === undefined ? {} : { path: opts.path });
+  const engine = Engine.open({ ...(opts.path === undefined ? {} : { path: opts.path }), ...(opts.sync ? { sync: true } : {}) });
   const wire = new WireRecorder();
   const faults = new FaultRegistry();
+  const sweeper = new TtlSweeper((operation, body) => engine.handle(operation, body));
   const server = createServer((req, res) => {
     serveRequest(req, res, engine, wire, faults).catch((err: unknown) => {
       console.error('[engine] request failed:', err);
@@ -100,13 +112,15 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEng
   const host = opts.host ?? '127.0.0.1';
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
+  sweeper.start(opts.ttlSweepSeconds ?? 0);
   let closing: Promise<void> | undefined;
   return {
     endpoint: `http://${urlHost}:${port}`,
     port,
     wire,
     faults,
-    close: () => (closing ??= closeAll(server, engine)),
+    sweepExpiredItems: () => sweeper.sweep(),
+    close: () => (closing ??= sweeper.stop().then(() => closeAll(server, engine))),
   };
 }
 

@@ -14,6 +14,10 @@
  *   each an `OperationHandler` (operation.ts: the handlers never import this file).
  * - Reuse: transactions run dynalite's own PutItem/UpdateItem/DeleteItem/GetItem actions (so
  *   condition, update-expression, size and GSI logic are dynalite's), see transactions.ts.
+ * - Corrections: dynalite's Query/Scan streams never closed their LevelDB iterators (a leak per
+ *   Query): iterator-closing.ts closes them. Expressions over 4 KB or nested too deep are refused
+ *   before dynalite parses them (expression-limits.ts); condition semantics, empty index keys and
+ *   remove-only updates are DynamoDB's (condition-semantics.ts, installed by dynalite-internals.ts).
  *
  * Isolation: every operation runs under a FIFO readers-writer lock. Reads (GetItem, Query, Scan,
  * BatchGetItem, TransactGetItems, Describe*, List*) share it; every write (single-item writes,
@@ -23,9 +27,11 @@
  * any number of client processes talking to this engine over HTTP.
  *
  * Atomicity on disk: a transaction's item and index writes go to LevelDB as one `batch` (see
- * transactions.ts). dynalite's single-item writes remain dynalite's (index write, then item write,
- * not one batch); the lock hides that from readers, but a crash between the two can leave an index
- * entry without its item, as with plain dynalite.
+ * transactions.ts), and so do a single-item write's (PutItem/UpdateItem/DeleteItem, and each
+ * BatchWriteItem): dynalite's action runs against a store that records its index and item writes,
+ * committed as one batch (durable-writes.ts), so a crash never leaves an index entry without its
+ * item. With `sync`, every LevelDB write is fsynced before it is acknowledged. `open` refuses a
+ * dynalite other than the version package.json pins (dynalite-version.ts).
  */
 import {
   DYNALITE_OPERATIONS,
@@ -42,7 +48,11 @@ import {
   type Store,
   type StoreOptions,
 } from './dynalite-internals';
+import { ITEM_WRITE_OPERATIONS, atomicWritesStore, syncEveryWrite } from './durable-writes';
+import { assertDynaliteVersion } from './dynalite-version';
 import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
+import { rejectUnsafeExpressions } from './expression-limits';
+import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
 import { ReadWriteLock } from './rw-lock';
 import { createTransactionHandlers } from './transactions';
@@ -55,6 +65,8 @@ export interface OpenOptions {
   path?: string;
   /** How long a table stays CREATING / UPDATING / DELETING (dynalite's options), in ms. */
   tableStatusDelayMs?: number;
+  /** fsync every write before acknowledging it (LevelDB's `sync: true`); only meaningful with `path`. */
+  sync?: boolean;
 }
 
 /** Tables turn ACTIVE (or vanish) on the next timer tick: fast tests, and still the CREATING step clients must wait out. */
@@ -102,7 +114,11 @@ export class Engine {
     const delay = options.tableStatusDelayMs ?? DEFAULT_TABLE_STATUS_DELAY_MS;
     const storeOptions: StoreOptions = { createTableMs: delay, updateTableMs: delay, deleteTableMs: delay };
     if (options.path !== undefined) storeOptions.path = options.path;
-    return new Engine(db.create(storeOptions), delay);
+    assertDynaliteVersion();
+    const store = db.create(storeOptions);
+    closeIteratorsWithTheirStreams(store);
+    if (options.sync && options.path !== undefined) syncEveryWrite(store);
+    return new Engine(store, delay);
   }
 
   /** Answers one DynamoDB API request (`operation` is the X-Amz-Target operation name). */
@@ -114,6 +130,8 @@ export class Engine {
     }
     if (this.closing) return toErrorResponse(apiError(`${CORAL_SERVICE}ServiceUnavailable`, 'The engine is closed', {}, 503));
     try {
+      // Before dynalite parses anything: its parser is exponential in nesting depth.
+      rejectUnsafeExpressions(operation, body);
       // dynalite's validation prunes and rewrites the request in place: give it a copy.
       const data = handler.validate(structuredClone(body) as Record<string, unknown>);
       const result = await this.lock.with(handler.exclusive, () => handler.execute(data));
@@ -121,6 +139,11 @@ export class Engine {
     } catch (err) {
       return toErrorResponse(err);
     }
+  }
+
+  /** LevelDB iterators open now (0 when no Query/Scan is running), and opened since the engine started. */
+  get iterators(): IteratorCounts {
+    return iteratorCounts(this.store);
   }
 
   /**
@@ -149,7 +172,11 @@ export class Engine {
       },
       execute: async (data) => {
         if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
-        return runAction(action, this.store, data);
+        if (!ITEM_WRITE_OPERATIONS.has(operation)) return runAction(action, this.store, data);
+        const writes = atomicWritesStore(this.store);
+        const result = await runAction(action, writes.store, data);
+        await writes.commit();
+        return result;
       },
     };
     if (operation === 'DeleteTable') return this.forgettingTimeToLive(handler);

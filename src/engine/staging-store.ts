@@ -22,10 +22,10 @@ export interface RecordedWrites {
  * + '~' + table + '~' + index), and getSubDb(name) prefixes keys with name + '~'. The engine tests
  * read transactional writes back through dynalite's own GetItem/Query, which checks the mirror.
  */
-function itemKeyPrefix(tableName: string): string {
+export function itemKeyPrefix(tableName: string): string {
   return `item-${tableName}~`;
 }
-function indexKeyPrefix(indexType: 'Local' | 'Global', tableName: string, indexName: string): string {
+export function indexKeyPrefix(indexType: 'Local' | 'Global', tableName: string, indexName: string): string {
   return `index-${indexType.toLowerCase()}~${tableName}~${indexName}~`;
 }
 

@@ -18,7 +18,7 @@ import {
   type Store,
   type TableDescription,
 } from './dynalite-internals';
-import { DYNAMODB_ERROR, apiError, isApiError } from './errors';
+import { DYNAMODB_ERROR, apiError, isApiError, validationException } from './errors';
 import type { IdempotencyWindow } from './idempotency-window';
 import { stagingStore, type RecordedWrites } from './staging-store';
 import { consumedCapacity, emptyTableCapacity, sizeOf, writeUnits, type TableCapacity } from './transaction-capacity';
@@ -44,10 +44,15 @@ interface StagedWrite {
   /** LevelDB operations (full keys), written only if every action succeeds. */
   operations: BatchOperation[];
   capacity: TableCapacity;
+  /** What the action adds to the transaction's aggregate size (the 4 MB limit). */
+  bytes: number;
 }
 
+/** DynamoDB's limit on the aggregate size of the items in one TransactWriteItems. */
+const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
+
 export async function executeTransactWrite(store: Store, idempotency: IdempotencyWindow, request: TransactWriteRequest): Promise<unknown> {
-  const replayed = idempotency.replay(request);
+  const replayed = await idempotency.replay(request);
   if (replayed !== undefined) return replayed;
 
   const { writes } = request;
@@ -55,7 +60,7 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
     store,
     writes.map((write) => write.request.TableName),
   );
-  const keys = writes.map((write) => checkedTargetKey(write, tableOf(tables, write.request)));
+  const keys = targetKeys(writes, tables);
   rejectMultipleOperationsOnOneItem(writes.map((write, i) => `${write.request.TableName}\u0000${keys[i]}`));
 
   const snapshot = await Promise.all(writes.map((write, i) => readItem(store, write.request.TableName, keys[i] as string)));
@@ -64,11 +69,15 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
   for (const [i, write] of writes.entries()) {
     staged.push(await stageWrite(store, write, tableOf(tables, write.request), snapshot[i]));
   }
+  const totalBytes = staged.reduce((sum, action) => sum + action.bytes, 0);
+  if (totalBytes > MAX_TRANSACTION_BYTES) {
+    throw validationException(
+      `Transaction request cannot be larger than 4 MB: the aggregate size of its items is ${totalBytes} bytes, more than ${MAX_TRANSACTION_BYTES}`,
+    );
+  }
   if (staged.some((action) => action.reason.Code !== 'None')) {
     throw transactionCanceled(staged.map((action) => action.reason));
   }
-
-  await store.db.batch(staged.flatMap((action) => action.operations));
 
   const result: Record<string, unknown> = {};
   const consumed = consumedCapacity(
@@ -80,43 +89,77 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
     })),
   );
   if (consumed) result.ConsumedCapacity = consumed;
-  idempotency.remember(request, result);
+  // The token is remembered in the transaction's own batch: both survive a crash, or neither.
+  await store.db.batch([...staged.flatMap((action) => action.operations), ...idempotency.operations(request, result)]);
   return result;
 }
 
-/** The item's dynalite key, after checking the key (or Put item) and update against the schema. */
-function checkedTargetKey(write: PlannedWrite, table: TableDescription): string {
+/**
+ * Each action's dynalite key, after checking its key (or Put item) and update against the schema,
+ * as Amazon does: an empty string or binary key value, and an update of a key attribute, are
+ * refused up front (a whole-request ValidationException); a key or item that does not match the
+ * schema (a key of the wrong type or missing, an index key of the wrong type) cancels the
+ * transaction with a ValidationError reason at that action and None at the others, before any
+ * condition is evaluated or duplicate refused.
+ */
+function targetKeys(writes: PlannedWrite[], tables: Map<string, TableDescription>): string[] {
+  const invalid = writes.map((write) => invalidTarget(write, tableOf(tables, write.request)));
+  const upFront = invalid.find((err) => err && !PER_ACTION_VALIDATION.test(errorMessage(err)));
+  if (upFront) throw upFront;
+  if (invalid.some(Boolean)) {
+    const reasons = invalid.map((err): CancellationReason =>
+      err ? { Code: 'ValidationError', Message: errorMessage(err) } : { Code: 'None' },
+    );
+    throw transactionCanceled(reasons);
+  }
+  return writes.map((write) => db.createKey(targetOf(write), tableOf(tables, write.request)));
+}
+
+/** Schema mismatches Amazon reports as the action's cancellation reason rather than the request's error. */
+const PER_ACTION_VALIDATION = /does not match the schema|Type mismatch for (Index )?Key|Missing the key/i;
+
+function targetOf(write: PlannedWrite): Item {
+  return (write.kind === 'Put' ? write.request.Item : write.request.Key) as Item;
+}
+
+function invalidTarget(write: PlannedWrite, table: TableDescription): DynaliteError | undefined {
   const { request } = write;
-  const target = (write.kind === 'Put' ? request.Item : request.Key) as Item;
+  const target = targetOf(write);
   const invalid =
     write.kind === 'Put'
       ? db.validateItem(target, table)
       : (db.validateKey(target, table) ??
         (write.kind === 'Update' ? db.validateUpdates(request.AttributeUpdates, request._updates, table) : undefined));
-  if (invalid) throw invalid;
-  return db.createKey(target, table);
+  return invalid ?? undefined;
+}
+
+function errorMessage(err: DynaliteError): string {
+  return String(err.body?.message ?? err.message);
 }
 
 async function stageWrite(store: Store, write: PlannedWrite, table: TableDescription, existing: Item | undefined): Promise<StagedWrite> {
   const capacity = emptyTableCapacity();
+  // Toward the 4 MB limit: the item a Put or Update leaves; the key of a Delete or ConditionCheck.
+  const keyBytes = sizeOf(write.request.Key);
   if (write.kind === 'ConditionCheck') {
     const failed = db.checkConditional(write.request, existing);
     capacity.table += writeUnits(sizeOf(existing));
-    return { reason: failed ? conditionFailed(write, existing) : { Code: 'None' }, operations: [], capacity };
+    return { reason: failed ? conditionFailed(write, existing) : { Code: 'None' }, operations: [], capacity, bytes: keyBytes };
   }
 
   const recorded: RecordedWrites = { operations: [], item: existing, indexWrites: [] };
   try {
     await runAction(WRITE_ACTIONS[write.kind], stagingStore(store, table, existing, recorded), write.request);
   } catch (err) {
-    return { reason: failureReason(err, write, existing), operations: [], capacity };
+    return { reason: failureReason(err, write, existing), operations: [], capacity, bytes: keyBytes };
   }
   capacity.table += writeUnits(Math.max(sizeOf(existing), sizeOf(recorded.item)));
   for (const index of recorded.indexWrites) {
     const indexes = index.indexType === 'Global' ? capacity.globalIndexes : capacity.localIndexes;
     indexes.set(index.indexName, (indexes.get(index.indexName) ?? 0) + writeUnits(sizeOf(index.item ?? existing)));
   }
-  return { reason: { Code: 'None' }, operations: recorded.operations, capacity };
+  const bytes = write.kind === 'Delete' ? keyBytes : sizeOf(recorded.item);
+  return { reason: { Code: 'None' }, operations: recorded.operations, capacity, bytes };
 }
 
 /** A failed staged action's cancellation reason; errors that are not the action's own are rethrown. */

@@ -36,7 +36,7 @@ import { executeTransactWrite } from './transact-write';
 import { validateTransactGet, validateTransactWrite, type TransactGetRequest, type TransactWriteRequest } from './transaction-requests';
 
 export function createTransactionHandlers(store: Store): Record<'TransactWriteItems' | 'TransactGetItems', OperationHandler> {
-  const idempotency = new IdempotencyWindow();
+  const idempotency = new IdempotencyWindow(store);
   return {
     TransactWriteItems: {
       exclusive: true,

@@ -4,9 +4,10 @@
  *
  * The setting is stored per table in the same LevelDB as the tables (key `engine-ttl~<table>`, a
  * prefix no dynalite sub-database uses), so an on-disk engine keeps it across restarts; DeleteTable
- * drops it. Expired items are NOT deleted: Amazon deletes them in the background, typically within
- * days of expiry, so code must not rely on deletion anyway (filter on the TTL attribute when it
- * matters). The status goes straight to ENABLED/DISABLED, without Amazon's ENABLING/DISABLING.
+ * drops it. Expired items are deleted by the TTL sweeper (ttl-sweeper.ts) when the engine runs one:
+ * Amazon deletes them in the background, typically within days of expiry, so code must not rely on
+ * deletion anyway (filter on the TTL attribute when it matters). The status goes straight to
+ * ENABLED/DISABLED, without Amazon's ENABLING/DISABLING.
  */
 import { getTable, validations, type Store } from './dynalite-internals';
 import { DYNAMODB_ERROR, apiError, validationException } from './errors';
@@ -81,6 +82,10 @@ async function updateTimeToLive(store: Store, request: UpdateRequest): Promise<u
     await store.db.put(settingKey(TableName), setting);
   } else {
     if (!current) throw validationException('TimeToLive is already disabled');
+    // Amazon requires the enabled attribute's name to disable it.
+    if (current.AttributeName !== spec.AttributeName) {
+      throw validationException(`TimeToLive is active on a different AttributeName: current AttributeName is ${current.AttributeName}`);
+    }
     await store.db.del(settingKey(TableName));
   }
   return { TimeToLiveSpecification: { AttributeName: spec.AttributeName, Enabled: spec.Enabled } };

@@ -353,8 +353,10 @@ describe('TransactWriteItems: request validation', () => {
   });
 
   it('refuses a key that does not match the schema, and an unknown table', async () => {
+    // Caught while the transaction runs (transact-limits.int.test.ts): the action's ValidationError.
     const badKey = await rejectionOf(transact([{ Delete: { TableName: table, Key: { PK: S('only-hash') } } }]));
-    expect(badKey.name).toBe('ValidationException');
+    expect(badKey.name).toBe('TransactionCanceledException');
+    expect(badKey.CancellationReasons?.[0]?.Message).toMatch(/The provided key element does not match the schema/);
 
     const noTable = await rejectionOf(transact([{ Put: { TableName: `${table}-missing`, Item: key('x', 'y') } }]));
     expect(noTable.name).toBe('ResourceNotFoundException');

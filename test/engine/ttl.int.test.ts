@@ -36,6 +36,14 @@ describe('UpdateTimeToLive / DescribeTimeToLive', () => {
 
     const other = await rejectionOf(updateTtl(true, 'otherAttribute'));
     expect(other.name).toBe('ValidationException');
+    expect(other.message).toMatch(/TimeToLive is active on a different AttributeName: current AttributeName is expiresAt/);
+  });
+
+  it('refuses to disable it while naming another attribute than the enabled one', async () => {
+    const err = await rejectionOf(updateTtl(false, 'otherAttribute'));
+    expect(err.name).toBe('ValidationException');
+    expect(err.message).toMatch(/TimeToLive is active on a different AttributeName: current AttributeName is expiresAt/);
+    expect((await describeTtl()).TimeToLiveDescription?.AttributeName).toBe('expiresAt');
   });
 
   it('answers ResourceNotFoundException for an unknown table', async () => {

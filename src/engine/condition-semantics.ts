@@ -1,0 +1,161 @@
+/**
+ * Where dynalite 4.0.0 evaluates conditions or writes items differently from Amazon DynamoDB, put
+ * right by replacing the `db` helpers dynalite's actions call through the module (`db.x(...)`),
+ * and by wrapping the UpdateItem action. Installed once by dynalite-internals.ts, so it applies to
+ * single-item writes and to transactions (which run the same actions) alike.
+ *
+ * - Conditions (`db.checkConditional`): dynalite compares lists and maps by reference, so equal
+ *   lists and maps compared unequal; and it treated two missing operands as equal. DynamoDB
+ *   compares L and M by value, and a comparison (`=`, `<`, `<=`, `>`, `>=`, BETWEEN, IN) with a
+ *   missing operand is false (`<>` with a missing operand is true). Filter expressions are still
+ *   dynalite's (its Query/Scan call its own evaluator directly).
+ * - Index keys (`db.updateIndexes`): DynamoDB rejects an item whose secondary index key attribute
+ *   is an empty string or binary value; dynalite stored it.
+ * - UpdateItem that only removes attributes (REMOVE, or AttributeUpdates DELETE without a value)
+ *   on an item that does not exist: DynamoDB creates nothing; dynalite created the bare key.
+ */
+import type * as DynaliteDb from 'dynalite/db/index.js';
+import type { Action, AttributeValue, Item, TableDescription } from 'dynalite/db/index.js';
+
+type Db = typeof DynaliteDb;
+
+interface ExpressionNode {
+  type: string;
+  name?: string;
+  args: unknown[];
+}
+
+const ORDERED_COMPARISONS = new Set(['<', '<=', '>', '>=', 'between']);
+const installed = new WeakSet<object>();
+
+export function installConditionSemantics(db: Db): void {
+  if (installed.has(db)) return;
+  installed.add(db);
+  const dynaliteCheckConditional = db.checkConditional;
+  const mutableDb = db as { -readonly [K in keyof Db]: Db[K] };
+  mutableDb.checkConditional = (data, existingItem) => {
+    const condition = (data as { _condition?: { expression: ExpressionNode } })._condition;
+    if (!condition) return dynaliteCheckConditional(data, existingItem);
+    return matches(db, existingItem ?? {}, condition.expression) ? null : conditionalError();
+  };
+  const dynaliteUpdateIndexes = db.updateIndexes;
+  mutableDb.updateIndexes = (store, table, existingItem, item, cb) => {
+    const invalid = item ? emptyIndexKey(db, table, item) : undefined;
+    if (invalid) return cb(invalid);
+    return dynaliteUpdateIndexes(store, table, existingItem, item, cb);
+  };
+}
+
+/** dynalite's ConditionalCheckFailedException (db/index.js `conditionalError`, not exported). */
+function conditionalError(): DynaliteDb.DynaliteError {
+  const message = 'The conditional request failed';
+  const err: DynaliteDb.DynaliteError = new Error(message);
+  err.statusCode = 400;
+  err.body = { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message };
+  return err;
+}
+
+function matches(db: Db, item: Item, expr: ExpressionNode): boolean {
+  const [first, second] = expr.args as ExpressionNode[];
+  if (expr.type === 'and') return matches(db, item, first as ExpressionNode) && matches(db, item, second as ExpressionNode);
+  if (expr.type === 'or') return matches(db, item, first as ExpressionNode) || matches(db, item, second as ExpressionNode);
+  if (expr.type === 'not') return !matches(db, item, first as ExpressionNode);
+  const operator = expr.type === 'function' ? (expr.name ?? '') : expr.type;
+  const [value, ...operands] = expr.args.map((arg) => resolve(db, arg, item));
+  if (operator === '=') return value != null && operands[0] != null && sameValue(db, value, operands[0]);
+  if (operator === '<>') return value == null || operands[0] == null || !sameValue(db, value, operands[0]);
+  if (operator === 'in') return value != null && operands.some((operand) => operand != null && sameValue(db, value, operand));
+  if (ORDERED_COMPARISONS.has(operator) && (value == null || operands.some((operand) => operand == null))) return false;
+  return db.compare(operator, value, operands);
+}
+
+/** An operand's value: a document path read from the item, `size(path)`, or a literal. */
+function resolve(db: Db, arg: unknown, item: Item): AttributeValue | undefined {
+  if (Array.isArray(arg)) return db.mapPath(arg, item);
+  const node = arg as ExpressionNode;
+  if (node.type === 'function' && node.name === 'size') {
+    const target = resolve(db, node.args[0], item);
+    const length = target ? sizeOf(target) : undefined;
+    return length === undefined ? undefined : { N: String(length) };
+  }
+  return arg as AttributeValue;
+}
+
+function sizeOf(value: AttributeValue): number | undefined {
+  if (typeof value.S === 'string') return value.S.length;
+  if (typeof value.B === 'string') return Buffer.from(value.B, 'base64').length;
+  for (const type of ['SS', 'NS', 'BS', 'L']) if (Array.isArray(value[type])) return (value[type] as unknown[]).length;
+  if (value.M && typeof value.M === 'object') return Object.keys(value.M).length;
+  return undefined;
+}
+
+/** DynamoDB equality: same type; lists in order and maps by key, element by element. */
+function sameValue(db: Db, a: AttributeValue, b: AttributeValue): boolean {
+  const type = Object.keys(a)[0];
+  if (type === undefined || type !== Object.keys(b)[0]) return false;
+  if (type === 'L') {
+    const [left, right] = [a.L as AttributeValue[], b.L as AttributeValue[]];
+    return left.length === right.length && left.every((element, i) => sameValue(db, element, right[i] as AttributeValue));
+  }
+  if (type === 'M') {
+    const [left, right] = [a.M as Item, b.M as Item];
+    const keys = Object.keys(left);
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((k) => right[k] !== undefined && sameValue(db, left[k] as AttributeValue, right[k]))
+    );
+  }
+  return db.compare('=', a, [b]);
+}
+
+/** Amazon's error for an empty string or binary secondary index key value, or undefined. */
+function emptyIndexKey(db: Db, table: TableDescription, item: Item): DynaliteDb.DynaliteError | undefined {
+  for (const index of [...(table.GlobalSecondaryIndexes ?? []), ...(table.LocalSecondaryIndexes ?? [])]) {
+    for (const { AttributeName } of index.KeySchema) {
+      const value = item[AttributeName];
+      if (value && (value.S === '' || value.B === '')) {
+        return db.validationError(
+          'One or more parameter values are not valid. A value specified for a secondary index key is not supported. ' +
+            `The AttributeValue for a key attribute cannot contain an empty ${value.S === '' ? 'string' : 'binary'} value. ` +
+            `IndexName: ${index.IndexName}, IndexKey: ${AttributeName}`,
+        );
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * UpdateItem whose every action removes attributes: on an item that does not exist it checks the
+ * condition and answers, creating nothing (DynamoDB). Otherwise dynalite's UpdateItem runs.
+ */
+export function withoutRemoveOnlyUpserts(db: Db, updateItem: Action): Action {
+  return (store, data, cb) => {
+    if (!removesOnly(data)) return updateItem(store, data, cb);
+    store.getTable(data.TableName, true, (err, table) => {
+      if (err || !table) return updateItem(store, data, cb);
+      const invalid = db.validateKey(data.Key, table) ?? db.validateUpdates(data.AttributeUpdates, data._updates, table);
+      if (invalid) return cb(invalid);
+      store.getItemDb(data.TableName).get(db.createKey(data.Key, table), (getErr, existing) => {
+        if (getErr && getErr.name !== 'NotFoundError') return cb(getErr);
+        if (existing) return updateItem(store, data, cb);
+        const failed = db.checkConditional(data, undefined);
+        if (failed) return cb(failed);
+        const result: Record<string, unknown> = {};
+        if (data.ReturnConsumedCapacity === 'TOTAL' || data.ReturnConsumedCapacity === 'INDEXES') {
+          result.ConsumedCapacity = { CapacityUnits: 1, TableName: data.TableName };
+        }
+        return cb(null, result);
+      });
+    });
+  };
+}
+
+function removesOnly(data: {
+  _updates?: { sections: { type: string }[] };
+  AttributeUpdates?: Record<string, { Action?: string; Value?: unknown }>;
+}): boolean {
+  if (data._updates) return data._updates.sections.length > 0 && data._updates.sections.every((section) => section.type === 'remove');
+  const updates = Object.values(data.AttributeUpdates ?? {});
+  return updates.length > 0 && updates.every((update) => update.Action === 'DELETE' && update.Value == null);
+}
