@@ -2,6 +2,8 @@
  * Serves the embedded engine alone, like DynamoDB Local:
  *
  *   npm run engine -- --port 8000 [--path DIR] [--host H] [--sync] [--ttl-sweep-seconds N]
+ *                     [--gsi-lag-ms N] [--gsi-lag-seed S] [--conflicts] [--conflict-chance P] [--conflict-seed S]
+ *                     [--consistency strong|eventual] [--stale-read-ms N]
  *
  * Without --path the data lives in memory and is gone when the process stops. With --sync (and
  * --path) every commit is fsynced before it is acknowledged. SIGINT/SIGTERM close
@@ -16,6 +18,8 @@ import { parseOptions, runService, UsageError } from '../tools/cli';
 
 const USAGE = [
   'usage: npm run engine -- [--port 8000] [--path DIR] [--host 127.0.0.1] [--sync] [--ttl-sweep-seconds 60]',
+  '                          [--gsi-lag-ms 0] [--gsi-lag-seed 1] [--conflicts] [--conflict-chance 0] [--conflict-seed 1]',
+  '                          [--consistency strong] [--stale-read-ms 100]',
   '  --port N     port to listen on (0: any free port); default 8000',
   '  --path DIR   LevelDB directory, kept across restarts; in memory when absent',
   '  --host H     interface to listen on; default 127.0.0.1',
@@ -25,6 +29,29 @@ const USAGE = [
   '               delete expired items every N seconds (0: never); default 60. Expired: on a table',
   '               with TTL enabled, the TTL attribute is a Number of epoch seconds in the past.',
   '               Amazon deletes them within days: never rely on the moment.',
+  '  --gsi-lag-ms N',
+  '               global secondary index lag, as on DynamoDB: each GSI write (an index entry put or',
+  '               deleted) shows in Query/Scan on the index after a random 0..N ms, while the table',
+  '               has the write at once. Default 0 (indexes updated with the item). Try 200.',
+  '  --gsi-lag-seed S',
+  '               seed of those random delays (an integer); default 1.',
+  '  --conflicts  transaction conflicts as on DynamoDB, between requests in flight at once: a',
+  '               TransactWriteItems with an item another in-flight one holds is cancelled',
+  '               (TransactionConflict reason); a PutItem/UpdateItem/DeleteItem on such an item',
+  '               fails with TransactionConflictException; a TransactGetItems on an item being',
+  '               written is cancelled. Default off.',
+  '  --conflict-chance P',
+  '               also cancel each TransactWriteItems with a forced TransactionConflict with',
+  "               probability P (0..1, seeded), to exercise clients' retries; implies --conflicts.",
+  '  --conflict-seed S',
+  '               seed of that draw (an integer); default 1.',
+  '  --consistency strong|eventual',
+  '               eventual: a GetItem/BatchGetItem without ConsistentRead may return the item as it',
+  '               was before a write (or nothing, if just created) for a random 0..--stale-read-ms',
+  '               after it, as a DynamoDB replica may. Query and Scan stay strongly consistent.',
+  '               Default strong.',
+  '  --stale-read-ms N',
+  '               upper bound of that window; default 100.',
 ].join('\n');
 
 runService(USAGE, async () => {
@@ -36,6 +63,13 @@ runService(USAGE, async () => {
         host: { type: 'string', default: '127.0.0.1' },
         sync: { type: 'boolean', default: false },
         'ttl-sweep-seconds': { type: 'string', default: '60' },
+        'gsi-lag-ms': { type: 'string', default: '0' },
+        'gsi-lag-seed': { type: 'string', default: '1' },
+        conflicts: { type: 'boolean', default: false },
+        'conflict-chance': { type: 'string', default: '0' },
+        'conflict-seed': { type: 'string', default: '1' },
+        consistency: { type: 'string', default: 'strong' },
+        'stale-read-ms': { type: 'string', default: '100' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -48,6 +82,18 @@ runService(USAGE, async () => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be an integer 0..65535');
   const ttlSweepSeconds = Number(values['ttl-sweep-seconds']);
   if (!Number.isFinite(ttlSweepSeconds) || ttlSweepSeconds < 0) throw new UsageError('--ttl-sweep-seconds must be a number ≥ 0');
+  const gsiLagMs = Number(values['gsi-lag-ms']);
+  if (!Number.isFinite(gsiLagMs) || gsiLagMs < 0) throw new UsageError('--gsi-lag-ms must be a number ≥ 0');
+  const gsiLagSeed = Number(values['gsi-lag-seed']);
+  if (!Number.isInteger(gsiLagSeed)) throw new UsageError('--gsi-lag-seed must be an integer');
+  const conflictChance = Number(values['conflict-chance']);
+  if (!(conflictChance >= 0 && conflictChance <= 1)) throw new UsageError('--conflict-chance must be a number in 0..1');
+  const conflictSeed = Number(values['conflict-seed']);
+  if (!Number.isInteger(conflictSeed)) throw new UsageError('--conflict-seed must be an integer');
+  const consistency = values.consistency;
+  if (consistency !== 'strong' && consistency !== 'eventual') throw new UsageError('--consistency must be strong or eventual');
+  const staleReadMs = Number(values['stale-read-ms']);
+  if (!Number.isFinite(staleReadMs) || staleReadMs < 0) throw new UsageError('--stale-read-ms must be a number ≥ 0');
   if (values.sync && values.path === undefined) throw new UsageError('--sync needs --path (an in-memory engine has nothing to fsync)');
 
   const { engineDebug } = readConfig();
@@ -58,9 +104,16 @@ runService(USAGE, async () => {
     ...(values.path === undefined ? {} : { path: values.path }),
     sync: values.sync,
     ttlSweepSeconds,
+    gsiLagMs,
+    gsiLagSeed,
+    conflicts: values.conflicts,
+    conflictChance,
+    conflictSeed,
+    consistency,
+    staleReadMs,
   });
   console.log(
-    `DynamoDB-compatible engine listening on ${engine.endpoint} (${values.path ? `data in ${values.path}${values.sync ? ', fsync on each commit' : ''}` : 'in memory'})`,
+    `DynamoDB-compatible engine listening on ${engine.endpoint} (${values.path ? `data in ${values.path}${values.sync ? ', fsync on each commit' : ''}` : 'in memory'}${gsiLagMs ? `, GSI lag up to ${gsiLagMs} ms` : ''}${consistency === 'eventual' ? `, eventually consistent reads (stale up to ${staleReadMs} ms)` : ''}${values.conflicts || conflictChance ? `, transaction conflicts${conflictChance ? ` (forced with p=${conflictChance})` : ''}` : ''})`,
   );
   return {
     async stop(signal) {

@@ -14,6 +14,7 @@
  *   not only a process crash.
  */
 import type { BatchOperation, Store, SubDb } from './dynalite-internals';
+import { commitBatch } from './index-lag';
 import { indexKeyPrefix, itemKeyPrefix } from './staging-store';
 
 /** dynalite's write actions that run its index-then-item write sequence. */
@@ -53,7 +54,7 @@ export function atomicWritesStore(store: Store): AtomicWrites {
         recording(store.getIndexDb(indexType, tableName, indexName), indexKeyPrefix(indexType, tableName, indexName)),
     },
     commit: async () => {
-      if (operations.length) await store.db.batch(operations.splice(0));
+      if (operations.length) await commitBatch(store, operations.splice(0));
     },
   };
 }

@@ -26,6 +26,12 @@
  * checked and its writes applied with nobody else in between. One process, one lock: correct for
  * any number of client processes talking to this engine over HTTP.
  *
+ * Opt-in fidelity: with `gsiLagMs`, GSI writes are applied after a seeded random delay, as
+ * DynamoDB propagates them asynchronously (index-lag.ts); `indexesSettled()` waits for them. With
+ * `conflicts`, requests in flight at once on one item conflict by DynamoDB's rules (conflicts.ts).
+ * With `consistency: 'eventual'`, GetItem/BatchGetItem without ConsistentRead may read an item's
+ * previous version for a short window after a write (stale-reads.ts).
+ *
  * Atomicity on disk: a transaction's item and index writes go to LevelDB as one `batch` (see
  * transactions.ts), and so do a single-item write's (PutItem/UpdateItem/DeleteItem, and each
  * BatchWriteItem): dynalite's action runs against a store that records its index and item writes,
@@ -52,6 +58,9 @@ import { ITEM_WRITE_OPERATIONS, atomicWritesStore, syncEveryWrite } from './dura
 import { assertDynaliteVersion } from './dynalite-version';
 import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
 import { rejectUnsafeExpressions } from './expression-limits';
+import { ConflictDetector, type ConflictCounts } from './conflicts';
+import { IndexLag } from './index-lag';
+import { StaleReads } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
 import { ReadWriteLock } from './rw-lock';
@@ -67,6 +76,22 @@ export interface OpenOptions {
   tableStatusDelayMs?: number;
   /** fsync every write before acknowledging it (LevelDB's `sync: true`); only meaningful with `path`. */
   sync?: boolean;
+  /** GSI propagation lag (index-lag.ts): each GSI write is applied after a random 0..N ms. Default 0: at once. */
+  gsiLagMs?: number;
+  /** Seed of the GSI lag's delays; default 1. */
+  gsiLagSeed?: number;
+  /** DynamoDB's transaction conflicts between requests in flight at once (conflicts.ts). Default off. */
+  conflicts?: boolean;
+  /** With `conflicts`: probability that a TransactWriteItems is cancelled with a forced TransactionConflict. */
+  conflictChance?: number;
+  /** Seed of that draw; default 1. */
+  conflictSeed?: number;
+  /** 'eventual': GetItem/BatchGetItem without ConsistentRead may read an item's previous version (stale-reads.ts). Default 'strong'. */
+  consistency?: 'strong' | 'eventual';
+  /** With 'eventual': each write's stale window is a random 0..N ms; default 100. */
+  staleReadMs?: number;
+  /** Seed of those windows; default 1. */
+  staleReadSeed?: number;
 }
 
 /** Tables turn ACTIVE (or vanish) on the next timer tick: fast tests, and still the CREATING step clients must wait out. */
@@ -96,11 +121,28 @@ export class Engine {
   private readonly handlers = new Map<string, OperationHandler>();
   private lastTableStatusChangeAt = 0;
   private closing: Promise<void> | undefined;
+  private readonly indexLag: IndexLag | undefined;
+  private readonly conflicts: ConflictDetector | undefined;
+  private readonly staleReads: StaleReads | undefined;
 
   private constructor(
     private readonly store: Store,
     private readonly tableStatusDelayMs: number,
+    options: OpenOptions,
   ) {
+    if (options.gsiLagMs) {
+      this.indexLag = IndexLag.attach(store, {
+        maxMs: options.gsiLagMs,
+        seed: options.gsiLagSeed ?? 1,
+        exclusively: (work) => this.lock.with(true, work),
+      });
+    }
+    if (options.consistency === 'eventual') {
+      this.staleReads = StaleReads.attach(store, { maxMs: options.staleReadMs ?? 100, seed: options.staleReadSeed ?? 1 });
+    }
+    if (options.conflicts || options.conflictChance) {
+      this.conflicts = new ConflictDetector(store, { chance: options.conflictChance ?? 0, seed: options.conflictSeed ?? 1 });
+    }
     for (const operation of DYNALITE_OPERATIONS) this.handlers.set(operation, this.dynaliteHandler(operation));
     for (const [operation, handler] of Object.entries({
       ...createTransactionHandlers(store),
@@ -118,7 +160,7 @@ export class Engine {
     const store = db.create(storeOptions);
     closeIteratorsWithTheirStreams(store);
     if (options.sync && options.path !== undefined) syncEveryWrite(store);
-    return new Engine(store, delay);
+    return new Engine(store, delay, options);
   }
 
   /** Answers one DynamoDB API request (`operation` is the X-Amz-Target operation name). */
@@ -134,8 +176,13 @@ export class Engine {
       rejectUnsafeExpressions(operation, body);
       // dynalite's validation prunes and rewrites the request in place: give it a copy.
       const data = handler.validate(structuredClone(body) as Record<string, unknown>);
-      const result = await this.lock.with(handler.exclusive, () => handler.execute(data));
-      return { status: 200, body: result ?? {} };
+      const admitted = await this.conflicts?.admit(operation, data); // in flight until answered
+      try {
+        const result = await this.lock.with(handler.exclusive, () => handler.execute(data));
+        return { status: 200, body: result ?? {} };
+      } finally {
+        admitted?.();
+      }
     } catch (err) {
       return toErrorResponse(err);
     }
@@ -144,6 +191,21 @@ export class Engine {
   /** LevelDB iterators open now (0 when no Query/Scan is running), and opened since the engine started. */
   get iterators(): IteratorCounts {
     return iteratorCounts(this.store);
+  }
+
+  /** Transaction conflicts produced so far (zeros without `conflicts`). */
+  get conflictCounts(): ConflictCounts {
+    return { ...(this.conflicts?.counts ?? { transactionsCancelled: 0, forced: 0, singleWritesRefused: 0 }) };
+  }
+
+  /** Resolves once every acknowledged write shows in the GSIs (at once without `gsiLagMs`). */
+  indexesSettled(): Promise<void> {
+    return this.indexLag?.settled() ?? Promise.resolve();
+  }
+
+  /** Resolves once no eventually consistent read can return a previous version (at once with 'strong'). */
+  readsSettled(): Promise<void> {
+    return this.staleReads?.settled() ?? Promise.resolve();
   }
 
   /**
@@ -155,6 +217,7 @@ export class Engine {
       const statusSettlesIn = this.lastTableStatusChangeAt + this.tableStatusDelayMs + 20 - Date.now();
       if (statusSettlesIn > 0) await new Promise((resolve) => setTimeout(resolve, statusSettlesIn));
       await this.lock.acquire(true); // waits for admitted requests; never released
+      await this.indexLag?.drain(); // lagging GSI writes reach the disk before it closes
       await this.store.lifecycleManager.gracefulClose();
     })();
     return this.closing;
@@ -162,7 +225,7 @@ export class Engine {
 
   private dynaliteHandler(operation: DynaliteOperation): OperationHandler {
     const action = loadAction(operation);
-    const validation = withReturnValuesOnConditionCheckFailure(operation, loadValidation(operation));
+    const validation = withAmazonMembers(operation, loadValidation(operation));
     const handler: OperationHandler = {
       exclusive: !READ_OPERATIONS.has(operation),
       validate: (body) => {
@@ -172,6 +235,9 @@ export class Engine {
       },
       execute: async (data) => {
         if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
+        if (this.staleReads && (operation === 'GetItem' || operation === 'BatchGetItem')) {
+          return runAction(action, this.staleReads.readerStore(consistentlyReadTables(data)), data);
+        }
         if (!ITEM_WRITE_OPERATIONS.has(operation)) return runAction(action, this.store, data);
         const writes = atomicWritesStore(this.store);
         const result = await runAction(action, writes.store, data);
@@ -192,6 +258,7 @@ export class Engine {
       execute: async (data: { TableName: string }) => {
         const result = await handler.execute(data);
         await forgetTimeToLive(this.store, data.TableName);
+        this.indexLag?.forgetTable(data.TableName);
         return result;
       },
     };
@@ -222,7 +289,20 @@ export class Engine {
   }
 }
 
-function withReturnValuesOnConditionCheckFailure(operation: DynaliteOperation, validation: OperationValidation): OperationValidation {
+/** The tables a GetItem/BatchGetItem reads with ConsistentRead. */
+function consistentlyReadTables(data: {
+  TableName?: string;
+  ConsistentRead?: boolean;
+  RequestItems?: Record<string, { ConsistentRead?: boolean }>;
+}): Set<string> {
+  if (data.TableName !== undefined) return new Set(data.ConsistentRead ? [data.TableName] : []);
+  return new Set(Object.entries(data.RequestItems ?? {}).flatMap(([name, request]) => (request.ConsistentRead ? [name] : [])));
+}
+
+/** Request members Amazon accepts and dynalite's validations drop: ReturnValuesOnConditionCheckFailure, Scan's ConsistentRead. */
+function withAmazonMembers(operation: DynaliteOperation, validation: OperationValidation): OperationValidation {
+  // dynalite's Scan checks ConsistentRead on a GSI, but its validation drops the member: keep it.
+  if (operation === 'Scan') return { ...validation, types: { ...validation.types, ConsistentRead: 'Boolean' } };
   if (!SINGLE_ITEM_WRITES.has(operation)) return validation;
   return {
     ...validation,

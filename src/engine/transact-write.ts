@@ -20,6 +20,7 @@ import {
 } from './dynalite-internals';
 import { DYNAMODB_ERROR, apiError, isApiError, validationException } from './errors';
 import type { IdempotencyWindow } from './idempotency-window';
+import { commitBatch } from './index-lag';
 import { stagingStore, type RecordedWrites } from './staging-store';
 import { consumedCapacity, emptyTableCapacity, sizeOf, writeUnits, type TableCapacity } from './transaction-capacity';
 import {
@@ -33,7 +34,7 @@ import {
 const WRITE_ACTIONS = { Put: loadAction('PutItem'), Delete: loadAction('DeleteItem'), Update: loadAction('UpdateItem') };
 
 interface CancellationReason {
-  Code: 'None' | 'ConditionalCheckFailed' | 'ValidationError';
+  Code: 'None' | 'ConditionalCheckFailed' | 'ValidationError' | 'TransactionConflict';
   Message?: string;
   Item?: Item;
 }
@@ -90,7 +91,8 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
   );
   if (consumed) result.ConsumedCapacity = consumed;
   // The token is remembered in the transaction's own batch: both survive a crash, or neither.
-  await store.db.batch([...staged.flatMap((action) => action.operations), ...idempotency.operations(request, result)]);
+  // (GSI writes may lag behind it, with `gsiLagMs`: index-lag.ts.)
+  await commitBatch(store, [...staged.flatMap((action) => action.operations), ...idempotency.operations(request, result)]);
   return result;
 }
 
@@ -179,7 +181,8 @@ function conditionFailed(write: PlannedWrite, existing: Item | undefined): Cance
   return reason;
 }
 
-function transactionCanceled(reasons: CancellationReason[]): DynaliteError {
+/** Amazon's TransactionCanceledException with one reason per action, in action order (also conflicts.ts's). */
+export function transactionCanceled(reasons: CancellationReason[]): DynaliteError {
   const message = `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`;
   const err = apiError(`${DYNAMODB_ERROR}TransactionCanceledException`, message, { CancellationReasons: reasons });
   // Amazon spells this exception's message member `Message`.

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startEngine, type EmbeddedEngine, type WireRequest } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine, type EngineOptions, type WireRequest } from '../../src/engine/embedded';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
@@ -77,10 +77,15 @@ export interface StackOptions {
   quotas?: Partial<QuotaSettings>;
   /** A trusted-documents manifest (src/documents.ts). */
   trustedDocuments?: TrustedDocuments;
+  /** The engine's opt-in DynamoDB behaviours (e.g. `conflictChance`, `gsiLagMs`); none by default. */
+  engine?: Pick<
+    EngineOptions,
+    'gsiLagMs' | 'gsiLagSeed' | 'conflicts' | 'conflictChance' | 'conflictSeed' | 'consistency' | 'staleReadMs' | 'staleReadSeed'
+  >;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const engine = await startEngine({ host: '127.0.0.1', port: 0 });
+  const engine = await startEngine({ host: '127.0.0.1', port: 0, ...options.engine });
   const tableName = options.tableName ?? 'app';
   const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
   await ensureTable(doc, tableName);
