@@ -106,6 +106,7 @@ describe('DynamoDB faults the server survives', () => {
 
   it('finishes a BatchGetItem answered partly, retrying its UnprocessedKeys', async () => {
     const payers = [await customerWithOrders(2, 'PAID'), await customerWithOrders(2, 'PAID'), await customerWithOrders(2, 'PAID')];
+    await stack.settled(); // ordersByStatus reads GSI1, eventually consistent: wait for the moves to show
     const query = '{ ordersByStatus(status: PAID, first: 6) { nodes { customer { id name } } } }';
     const expected = dataOf(await stack.gql(query));
     expect(new Set(expected.ordersByStatus.nodes.map((n: any) => n.customer.id))).toEqual(new Set(payers.map((p) => p.id)));

@@ -86,6 +86,7 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
     expectError(await stack.gql(CREATE, { input: { name: 'Third Kate', email: kelvin.toUpperCase() } }), 'CONFLICT');
     expect((await stack.items()).sort(byKey)).toEqual(before);
 
+    await stack.settled(); // customerByEmail reads GSI1, eventually consistent: wait for the create to show
     for (const spelling of [kelvin, plain, plain.toUpperCase()]) {
       const measured = await stack.measure(BY_EMAIL, { email: spelling });
       expect(dataOf(measured.response).customerByEmail).toEqual({ id: created.id, email: `K${local}@example.com` });
@@ -106,6 +107,7 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
     const local = `wide.${tag()}`;
     const created = dataOf(await stack.gql(CREATE, { input: { name: 'Wide', email: `${local}＠example.com` } })).createCustomer;
     expect(created.email).toBe(`${local}@example.com`);
+    await stack.settled(); // customerByEmail reads GSI1, eventually consistent
     expect(dataOf(await stack.gql(BY_EMAIL, { email: `${local}@example.com` })).customerByEmail.id).toBe(created.id);
   });
 

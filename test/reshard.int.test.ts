@@ -32,6 +32,7 @@ beforeAll(async () => {
   stack = await startStack();
   // Half as the unsharded layout wrote them, half on a shard that no longer exists.
   await stack.load([customerToItem(customer), ...orders.map((order, i) => (i % 2 === 0 ? unsharded(order) : wrongShard(order)))]);
+  await stack.settled(); // so "unreachable" below is the index's answer, not its lag
 });
 afterAll(async () => {
   await stack?.close();
@@ -50,6 +51,7 @@ describe('migration 0002: the status index shard keys', () => {
     expect(report.outcome).toBe('applied');
     expect(report.run).toMatchObject({ selected: orders.length, updated: orders.length, unresolved: 0 });
 
+    await stack.settled(); // ordersByStatus reads GSI1, eventually consistent: wait for the rewrites to show
     expect(dataOf(await stack.gql(PAGE, { status: 'PAID' })).ordersByStatus.nodes).toEqual(expected('PAID'));
     expect(dataOf(await stack.gql(PAGE, { status: 'SHIPPED' })).ordersByStatus.nodes).toEqual(expected('SHIPPED'));
     expect((await doctor(stack, { segments: 2 })).issues).toEqual([]);

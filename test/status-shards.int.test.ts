@@ -21,6 +21,7 @@ beforeAll(async () => {
     orders.push({ id, customerId: customer.id, placedAt, status: 'CANCELLED', totalCents: 100 + orders.length, lineCount: 1 });
   }
   await stack.load([customerToItem(customer), ...orders.map(summaryToItem)]);
+  await stack.settled(); // every test reads these through GSI1, eventually consistent
 });
 afterAll(async () => {
   await stack?.close();

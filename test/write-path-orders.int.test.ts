@@ -185,6 +185,7 @@ describe('updateOrderStatus', () => {
       expect(await statusOf(order.id)).toEqual({ header: status, summary: status, index: `STATUS#${status}#${shardOf(order.id)}` });
     }
     const byStatus = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id } } }`;
+    await stack.settled(); // ordersByStatus reads GSI1, eventually consistent: wait for the last move to show
     expect(dataOf(await stack.gql(byStatus, { status: 'DELIVERED' })).ordersByStatus.nodes).toContainEqual({ id: order.id });
     expect(dataOf(await stack.gql(byStatus, { status: 'PENDING' })).ordersByStatus.nodes).not.toContainEqual({ id: order.id });
   });

@@ -92,6 +92,7 @@ describe('updateCustomer', () => {
     expect(all.find((item) => item.PK === `EMAIL#${customer.email.toLowerCase()}`)).toBeUndefined();
     expect(all.find((item) => item.PK === `EMAIL#${newEmail.toLowerCase()}`)).toMatchObject({ customerId: customer.id });
     const byEmail = `query($email: String!) { customerByEmail(email: $email) { id } }`;
+    await stack.settled(); // customerByEmail reads GSI1, eventually consistent: wait for the move to show
     expect(dataOf(await stack.gql(byEmail, { email: newEmail.toUpperCase() })).customerByEmail).toEqual({ id: customer.id });
     expect(dataOf(await stack.gql(byEmail, { email: customer.email })).customerByEmail).toBeNull();
     // The old email is free again.

@@ -34,6 +34,8 @@ export interface CollectionLoaders {
   collections: CustomerCollections;
   customers: DataLoader<CollectionRequest, CustomerView | null>;
   orders: DataLoader<string, OrderRecord | null>;
+  /** Order details read with ConsistentRead: only for an order proven to exist that `orders` missed. */
+  ordersStrongly: DataLoader<string, OrderRecord | null>;
 }
 
 export function createCollectionLoaders(table: Table, options: CollectionsOptions = {}): CollectionLoaders {
@@ -47,7 +49,19 @@ export function createCollectionLoaders(table: Table, options: CollectionsOption
     (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId)) ?? null)),
     { name: 'orders', maxBatchSize: ORDER_BATCH },
   );
-  return { collections, customers, orders };
+  const ordersStrongly = new DataLoader<string, OrderRecord | null>(
+    (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId, true)) ?? null)),
+    { name: 'ordersStrongly', maxBatchSize: ORDER_BATCH },
+  );
+  return { collections, customers, orders, ordersStrongly };
+}
+
+/**
+ * An order an invariant proves exists (a summary or index entry names it): read eventually, and
+ * only when that finds nothing (a replica behind the write) once more with ConsistentRead.
+ */
+export async function provenOrder(loaders: CollectionLoaders, orderId: string): Promise<OrderRecord | null> {
+  return (await loaders.orders.load(orderId)) ?? loaders.ordersStrongly.load(orderId);
 }
 
 /**
@@ -55,7 +69,7 @@ export function createCollectionLoaders(table: Table, options: CollectionsOption
  * (no batch, no promise), else loaded in one batch with its peers.
  */
 export function customerView(loaders: CollectionLoaders, request: CollectionRequest): CustomerView | null | Promise<CustomerView | null> {
-  const known = loaders.collections.known(request.customerId, request.need);
+  const known = loaders.collections.known(request.customerId, request.need, request.proven === true || request.exact === true);
   return known !== undefined ? known : loaders.customers.load(request);
 }
 

@@ -54,6 +54,7 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
     ...(cacheKeyFn ? { cacheKeyFn } : {}),
   });
   return {
+    // GSI-backed lists stay eventually consistent: DynamoDB never reads a GSI strongly.
     customerByEmail: new DataLoader(
       eachAlone(async (email: string) => {
         const profile = (await customerByEmail(table, email)) ?? null;
@@ -71,7 +72,8 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
       options('ordersBySku', argsKey),
     ),
     product: new DataLoader(
-      eachAlone(async (sku: string) => (await product(table, sku)) ?? null),
+      // Exact (ConsistentRead, one GetItem still): the price shown is the price charged (product.ts).
+      eachAlone(async (sku: string) => (await product(table, sku, true)) ?? null),
       options('product'),
     ),
     products: new DataLoader(

@@ -20,10 +20,10 @@ export const migration = defineMigration<Map<string, string>>({
 
   selects: (item) => orderLineEntity.matches(item) && item.GSI1PK === undefined,
 
-  /** placedAt of every order the page's lines belong to: one BatchGetItem (100 keys a call). */
+  /** placedAt of every order the page's lines belong to: one BatchGetItem (100 keys a call), consistent: an eventual read may miss a header just written and leave its lines unresolved. */
   async prepare(table, lines) {
     const orderIds = [...new Set(lines.map((line) => orderKeys.idOf(pkOf(line))).filter((id) => id !== undefined))];
-    const headers = await table.batchGet(orderIds.map(orderKeys.header), { projection: 'PK, placedAt' });
+    const headers = await table.batchGet(orderIds.map(orderKeys.header), { projection: 'PK, placedAt', consistent: true });
     const placedAt = new Map<string, string>();
     for (const header of headers) {
       const orderId = orderKeys.idOf(pkOf(header));

@@ -66,7 +66,11 @@ export function checkProduct(input: ProductInput): ProductRecord {
 
 // ---- access patterns -----------------------------------------------------------------------
 
-/** product: one GetItem; undefined when there is no such SKU. */
+/**
+ * product: one GetItem; undefined when there is no such SKU. With `consistent` (what
+ * `Query.product` asks), ConsistentRead: the product screen shows the price placeOrder will
+ * charge (catalogPrices reads strongly too), read right after putProduct; one item, 1 RCU.
+ */
 export const product = pattern(
   {
     entity: 'Product',
@@ -78,8 +82,8 @@ export const product = pattern(
     bound: () => 1,
     boundDoc: '1 item',
   },
-  async function product(table: Table, sku: string): Promise<ProductRecord | undefined> {
-    const item = await table.get({ Key: productKeys.key(checkSku(sku)) });
+  async function product(table: Table, sku: string, consistent = false): Promise<ProductRecord | undefined> {
+    const item = await table.get({ Key: productKeys.key(checkSku(sku)), ConsistentRead: consistent });
     return item ? productFromItem(item) : undefined;
   },
 );

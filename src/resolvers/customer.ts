@@ -16,6 +16,12 @@ import { customerView, primeNewCustomer, primeProfile } from '../loaders';
 import { customerNeed, orderWindowArgs } from './lookahead';
 
 export const customerQueries: QueryResolvers = {
+  // Exact screens (ConsistentRead, same requests, twice the read capacity): `me` is the signed-in
+  // customer's own screen, read right after its own writes (createCustomer, updateCustomer,
+  // putAddress, placeOrder); `customer(id)` is the one-customer screen (the customer's own, or
+  // staff's right after editing it). An eventual read there may answer null for a customer just
+  // created, or the addresses before the last change. One customer's collection is a bounded read
+  // (README, "What each GraphQL field reads, today").
   me: (_root, _args, ctx, info) => {
     const customerId = ownCustomerId(ctx.principal);
     return customerId === undefined ? null : customerById(customerId, ctx, info);
@@ -26,8 +32,14 @@ export const customerQueries: QueryResolvers = {
     // The loader records the profile it finds in the request's customer collections.
     const profile = await ctx.loaders.customerByEmail.load(checkEmail(email, 'email'));
     if (!profile) return null;
-    // Anything beyond the profile (addresses, orders) is read now, in one batch with its peers.
-    const view = await customerView(ctx.loaders, { customerId: profile.id, need: customerNeed(info, ctx.loaders.collections, profile.id) });
+    // Anything beyond the profile (addresses, orders) is read now, in one batch with its peers;
+    // eventually (GSI1 is never read strongly, so the field is eventual anyway), but the index
+    // proved the customer: a miss is read again strongly rather than answered null.
+    const view = await customerView(ctx.loaders, {
+      customerId: profile.id,
+      need: customerNeed(info, ctx.loaders.collections, profile.id),
+      proven: true,
+    });
     return view ? { id: profile.id, profile } : null;
   },
 };
@@ -61,12 +73,15 @@ export const Customer: CustomerResolvers = {
 
   // Usually answered from what the parent's look-ahead already read: no batch, no promise.
   addresses: (customer, _args, ctx) =>
-    then(customerView(ctx.loaders, { customerId: customer.id, need: ADDRESSES }), (view) => view?.addresses ?? vanished(customer.id)),
+    then(
+      customerView(ctx.loaders, { customerId: customer.id, need: ADDRESSES, proven: true }),
+      (view) => view?.addresses ?? vanished(customer.id),
+    ),
 
   orders(customer, args, ctx, info) {
     const window = ctx.loaders.collections.window(customer.id, orderWindowArgs(info, args));
     return then(
-      customerView(ctx.loaders, { customerId: customer.id, need: { profile: false, addresses: false, windows: [window] } }),
+      customerView(ctx.loaders, { customerId: customer.id, need: { profile: false, addresses: false, windows: [window] }, proven: true }),
       (view) => view?.pages[0] ?? vanished(customer.id),
     );
   },
@@ -82,18 +97,18 @@ function then<T, U>(value: T | Promise<T>, f: (value: T) => U): U | Promise<U> {
 
 /** A customer and whatever the selection below wants of its collection, in one batch with its peers. */
 async function customerById(customerId: string, ctx: Context, info: GraphQLResolveInfo): Promise<CustomerRef | null> {
-  const view = await customerView(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId) });
+  const view = await customerView(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId), exact: true });
   return view ? { id: customerId, profile: view.profile } : null;
 }
 
 /** The profile of a customer reference: at hand, or from the request's collection memo. */
 async function profileOf(customer: CustomerRef, ctx: Context): Promise<CustomerRecord> {
   if (customer.profile) return customer.profile;
-  const view = await customerView(ctx.loaders, { customerId: customer.id, need: PROFILE });
+  const view = await customerView(ctx.loaders, { customerId: customer.id, need: PROFILE, proven: true });
   return view?.profile ?? vanished(customer.id);
 }
 
-/** A customer that a parent field proved to exist is gone: a broken invariant, not user input. */
+/** A customer that a parent field proved to exist is gone even to a strong read: a broken invariant, not user input. */
 function vanished(customerId: string): never {
   throw new Error(`customer ${customerId} was expected to exist`);
 }

@@ -1,10 +1,12 @@
 import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
 import { badInput, checkOrderId, placeOrder, updateOrderStatus } from '../model';
-import { customerView, primeOrder } from '../loaders';
+import { customerView, primeOrder, provenOrder } from '../loaders';
 import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
 
 export const orderQueries: QueryResolvers = {
+  // Eventual: an order's detail is written whole once (placeOrder answers it without a read) and
+  // only its status moves (updateOrderStatus answers the new one); see the README table.
   order: (_root, { id }, ctx) => ctx.loaders.orders.load(checkOrderId(id)),
 
   ordersByStatus: (_root, { status, first, after }, ctx) => ctx.loaders.ordersByStatus.load({ status, first, after }),
@@ -31,10 +33,14 @@ export const orderMutations: MutationResolvers = {
 };
 
 export const Order: OrderResolvers = {
+  // Eventual (many orders' customers batch into one read), but an order proves its customer
+  // exists (placeOrder's ConditionCheck): a miss, say right after createCustomer, is read again
+  // with ConsistentRead (one more request, only then) before it is called a broken invariant.
   async customer(order, _args, ctx, info) {
     const view = await customerView(ctx.loaders, {
       customerId: order.customerId,
       need: customerNeed(info, ctx.loaders.collections, order.customerId),
+      proven: true,
     });
     if (!view) throw new Error(`order ${order.id} names customer ${order.customerId}, which does not exist`);
     return { id: order.customerId, profile: view.profile };
@@ -42,7 +48,8 @@ export const Order: OrderResolvers = {
 
   async lines(order, _args, ctx) {
     if (order.lines) return order.lines;
-    const detail = await ctx.loaders.orders.load(order.id);
+    // The summary proves the header: an eventual miss is read again strongly (loaders).
+    const detail = await provenOrder(ctx.loaders, order.id);
     if (!detail) throw new Error(`order ${order.id} has a summary but no header`);
     return detail.lines ?? [];
   },

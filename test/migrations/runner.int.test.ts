@@ -99,6 +99,7 @@ describe('migration reruns (idempotency)', () => {
     // A forced rerun indexes the changed line under its new SKU.
     stack.engine.faults.clear();
     expect((await runMigration(stack.table, m0001, { force: true })).run).toMatchObject({ selected: 1, updated: 1 });
+    await stack.settled(); // ordersBySku reads GSI1, eventually consistent: wait for the rewrite to show
     expect(dataOf(await stack.gql(`{ ordersBySku(sku: "CHANGED-9") { nodes { id } } }`)).ordersBySku.nodes).toEqual([
       { id: changed!.order.id },
     ]);

@@ -63,6 +63,8 @@ export async function loadReadWorld(stack: Stack): Promise<ReadWorld> {
       }),
     );
   }
+  // The suites read these through GSI1 and eventually consistent reads: wait for them to show.
+  await stack.settled();
   return { world, ana, big, peer, small, crowd, payers };
 }
 

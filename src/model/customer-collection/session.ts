@@ -15,6 +15,14 @@
  *   field whose parent's look-ahead already read its part costs no batch and no promise.
  *
  * Batching across fields is DataLoader's (src/loaders), which calls `load` once per tick.
+ *
+ * **Consistency.** Reads are eventually consistent unless a request asks for an `exact` customer
+ * (a screen that must show the customer's own writes: `me`, `customer`): every read of that
+ * customer in this request then carries `ConsistentRead` (same requests, twice the read
+ * capacity; a profiles BatchGetItem holding one exact key is consistent whole, so mixing never
+ * costs a request). A request whose customer is `proven` to exist (an order names it, a parent
+ * field found it) that an eventual read found missing is read once more with `ConsistentRead`,
+ * in one more wave only in that rare case (a replica behind the write), instead of failing.
  */
 import type { Table } from '../../dynamo/table';
 import { queryAll } from '../../dynamo/paging';
@@ -29,6 +37,10 @@ import { NEWEST_RUN, windowFor, type CheckedWindowArgs, type OrderWindow } from 
 export interface CollectionRequest {
   customerId: string;
   need: CollectionNeed;
+  /** The screen must be exact: read this customer with ConsistentRead (for the rest of the request). */
+  exact?: boolean;
+  /** An invariant proves the customer exists: an eventual miss is read again strongly, not answered null. */
+  proven?: boolean;
 }
 
 /** A customer as one field asked for it; null when there is no such customer. */
@@ -59,6 +71,8 @@ export class CustomerCollections {
   readonly #onAnomaly: (anomaly: CollectionAnomaly) => void;
   readonly #states = new Map<string, CollectionState>();
   readonly #windows = new Map<string, OrderWindow>();
+  /** Customers read with ConsistentRead in this request. */
+  readonly #exact = new Set<string>();
 
   constructor(table: Table, options: CollectionsOptions = {}) {
     this.#table = table;
@@ -74,10 +88,11 @@ export class CustomerCollections {
   }
 
   /** The answer to `need` from what is known: undefined when something must be read first. */
-  known(customerId: string, need: CollectionNeed): CustomerView | null | undefined {
+  known(customerId: string, need: CollectionNeed, strengthen = false): CustomerView | null | undefined {
     const state = this.#states.get(customerId);
     if (!state) return undefined;
-    if (state.exists === false) return null;
+    // A proven (or exact) customer an eventual read found missing is read again, by `load`.
+    if (state.exists === false) return strengthen && !this.#exact.has(customerId) ? undefined : null;
     return isSatisfied(need, state) ? this.#view(customerId, state, need) : undefined;
   }
 
@@ -107,11 +122,12 @@ export class CustomerCollections {
   async load(requests: readonly CollectionRequest[]): Promise<Array<CustomerView | null | Error>> {
     const needs = mergedByCustomer(requests);
     const failures = new Map<string, Error>();
-    for (let round = 0; round < ROUNDS; round++) {
-      const plan = this.#plan(needs, new Set(failures.keys()));
-      if (plan.queries.length === 0 && plan.profiles.length === 0) break;
-      await this.#send(plan, failures);
-    }
+    const proven = new Set(requests.filter((request) => request.proven || request.exact).map((request) => request.customerId));
+    this.#strengthenMisses(proven, failures);
+    for (const { customerId, exact } of requests) if (exact) this.#exact.add(customerId);
+    await this.#rounds(needs, failures);
+    // An eventual read missed a customer that must exist: once more, strongly (rare: one more wave).
+    if (this.#strengthenMisses(proven, failures)) await this.#rounds(needs, failures);
     return requests.map(({ customerId, need }) => {
       const failure = failures.get(customerId);
       if (failure) return failure;
@@ -120,6 +136,26 @@ export class CustomerCollections {
       if (!isSatisfied(need, state)) return new Error(`collection of customer ${customerId} was read but does not answer the need`);
       return this.#view(customerId, state, need);
     });
+  }
+
+  async #rounds(needs: ReadonlyMap<string, CollectionNeed>, failures: Map<string, Error>): Promise<void> {
+    for (let round = 0; round < ROUNDS; round++) {
+      const plan = this.#plan(needs, new Set(failures.keys()));
+      if (plan.queries.length === 0 && plan.profiles.length === 0) break;
+      await this.#send(plan, failures);
+    }
+  }
+
+  /** Forgets what eventual reads said of proven customers they found missing; true when any was. */
+  #strengthenMisses(proven: ReadonlySet<string>, failures: ReadonlyMap<string, Error>): boolean {
+    let any = false;
+    for (const customerId of proven) {
+      if (failures.has(customerId) || this.#exact.has(customerId) || this.#states.get(customerId)?.exists !== false) continue;
+      this.#states.set(customerId, emptyState());
+      this.#exact.add(customerId);
+      any = true;
+    }
+    return any;
   }
 
   #plan(needs: ReadonlyMap<string, CollectionNeed>, skip: ReadonlySet<string>): BatchPlan {
@@ -133,7 +169,8 @@ export class CustomerCollections {
         if (missing.profile || state.exists === undefined) plan.profiles.push(customerId);
         continue;
       }
-      for (const query of planCollection(customerId, missing)) plan.queries.push({ customerId, query });
+      const exact = this.#exact.has(customerId);
+      for (const query of planCollection(customerId, missing)) plan.queries.push({ customerId, query: exact ? strongly(query) : query });
     }
     return plan;
   }
@@ -151,7 +188,11 @@ export class CustomerCollections {
           })
           .catch(fail([customerId])),
       ),
-      customerProfiles(this.#table, plan.profiles)
+      customerProfiles(
+        this.#table,
+        plan.profiles,
+        plan.profiles.some((customerId) => this.#exact.has(customerId)),
+      )
         .then((found) => {
           for (const customerId of plan.profiles) {
             const state = this.#stateOf(customerId);
@@ -175,6 +216,11 @@ export class CustomerCollections {
   }
 }
 
+/** The same Query, with ConsistentRead (one request still, twice the read capacity). */
+function strongly(query: PlannedQuery): PlannedQuery {
+  return { ...query, input: { ...query.input, ConsistentRead: true } };
+}
+
 function mergedByCustomer(requests: readonly CollectionRequest[]): Map<string, CollectionNeed> {
   const byCustomer = new Map<string, CollectionNeed[]>();
   for (const { customerId, need } of requests) byCustomer.set(customerId, [...(byCustomer.get(customerId) ?? []), need]);
@@ -195,14 +241,19 @@ export async function runPlannedQuery(
 
 /**
  * customerProfiles: the profiles of several customers, by id; a missing customer is absent from
- * the map. One GetItem for one customer, else BatchGetItem (100 keys a call, UnprocessedKeys retried).
+ * the map. One GetItem for one customer, else BatchGetItem (100 keys a call, UnprocessedKeys
+ * retried); `consistent` reads them all with ConsistentRead.
  */
-export async function customerProfiles(table: Table, customerIds: readonly string[]): Promise<Map<string, CustomerRecord>> {
+export async function customerProfiles(
+  table: Table,
+  customerIds: readonly string[],
+  consistent = false,
+): Promise<Map<string, CustomerRecord>> {
   if (customerIds.length === 0) return new Map();
   if (customerIds.length === 1) {
-    const profile = await customerProfile(table, customerIds[0] as string);
+    const profile = await customerProfile(table, customerIds[0] as string, consistent);
     return new Map(profile ? [[profile.id, profile]] : []);
   }
-  const items = await table.batchGet(customerIds.map(customerKeys.profile));
+  const items = await table.batchGet(customerIds.map(customerKeys.profile), { consistent });
   return new Map(items.map((item) => [String(item.id), customerFromItem(item)]));
 }
