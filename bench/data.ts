@@ -149,14 +149,7 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
     out.push(write(profile), write(emailGuardItem(customer.email, customer.id)));
     for (const address of addresses) out.push(write(addressToItem(customer.id, address)));
     for (const order of orders) {
-      const record: OrderRecord = {
-        id: order.id,
-        customerId: order.customerId,
-        placedAt: order.placedAt,
-        status: order.status,
-        totalCents: order.totalCents,
-        lineCount: order.lineCount,
-      };
+      const { lines: _lines, ...record } = order;
       out.push(write(summaryToItem(record)));
       if (detail) {
         out.push(write(headerToItem(record)));
@@ -173,17 +166,8 @@ export function multiTableWrites(data: DataSet): Write[] {
     out.push({ table: TABLES.customers, item: { ...customer, emailLower: customer.email.toLowerCase() } });
     for (const address of addresses) out.push({ table: TABLES.addresses, item: { customerId: customer.id, ...address } });
     for (const order of orders) {
-      out.push({
-        table: TABLES.orders,
-        item: {
-          id: order.id,
-          customerId: order.customerId,
-          placedAt: order.placedAt,
-          status: order.status,
-          totalCents: order.totalCents,
-          lineCount: order.lineCount,
-        },
-      });
+      const { lines: _lines, ...header } = order;
+      out.push({ table: TABLES.orders, item: header });
       if (detail) for (const line of order.lines) out.push({ table: TABLES.lines, item: { orderId: order.id, ...line } });
     }
   }

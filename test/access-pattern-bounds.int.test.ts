@@ -11,7 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
-import { buildCustomer, customerItems, loadItems, loadProducts, type CustomerFixture } from './support/fixtures';
+import { buildAdversarialCustomers, MIXED_SKU, REPEAT_SKU } from './support/adversarial';
+import { customerItems, loadItems, loadProducts, type CustomerFixture } from './support/fixtures';
 import type { Item, Table } from '../src/dynamo/table';
 import { cancellationReasons } from '../src/dynamo/errors';
 import {
@@ -37,13 +38,10 @@ import {
   product,
   products,
   runPlannedQuery,
-  shardOf,
   type AccessPattern,
   type CollectionNeed,
 } from '../src/model';
 
-const REPEAT_SKU = 'REPEAT-96';
-const MIXED_SKU = 'MIXED-1-96';
 const CATALOG_SIZE = 150;
 
 /** A table that counts the items its reads return, and apart the ALL_OLD items of cancelled transactions. */
@@ -76,14 +74,6 @@ function countingTable(table: Table): { table: Table; read: () => number; allOld
     }
   };
   return { table: counting, read: () => items, allOld: () => old };
-}
-
-/** An order id that lands on `shard` of the status index. */
-function idOnShard(shard: number): string {
-  for (;;) {
-    const id = newId();
-    if (shardOf(id) === shard) return id;
-  }
 }
 
 interface Run {
@@ -122,24 +112,10 @@ describe('every access pattern reads at most its declared bound', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    // 2,000 PAID orders of one customer at the address cap; the newest 300 all on shard 0, so
-    // pages read that shard again.
-    big = buildCustomer({ addresses: 10, orders: 2000, spacingMinutes: 30, status: () => 'PAID', lines: () => 1 });
-    big.orders.slice(0, 300).forEach((order) => {
-      order.id = idOnShard(0);
-    });
-    // 105 orders repeating one SKU on every one of their 96 lines.
-    repeat = buildCustomer({ addresses: 10, orders: 105, spacingMinutes: 7, lines: () => MAX_LINES });
-    for (const order of repeat.orders)
-      order.lines.forEach((line) => {
-        line.sku = REPEAT_SKU;
-      });
-    // Orders alternating 96 lines and 1 line of another SKU.
-    const mixed = buildCustomer({ addresses: 3, orders: 120, spacingMinutes: 11, lines: (n) => (n % 2 === 0 ? MAX_LINES : 1) });
-    for (const order of mixed.orders)
-      order.lines.forEach((line) => {
-        line.sku = MIXED_SKU;
-      });
+    // test/support/adversarial.ts: the 2,000-order customer, 96-line orders repeating one SKU, mixed ones.
+    const adversarial = buildAdversarialCustomers();
+    ({ big, repeat } = adversarial);
+    const { mixed } = adversarial;
     for (const fixture of [big, repeat, mixed]) await loadItems(stack, customerItems(fixture), 8);
     await loadProducts(
       stack,

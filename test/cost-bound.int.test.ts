@@ -12,14 +12,12 @@ import fc from 'fast-check';
 import { getNamedType, isListType, isNonNullType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
+import { buildAdversarialCustomers, MIXED_SKU, REPEAT_SKU } from './support/adversarial';
 import { bearer, tokens } from './support/auth';
 import { buildCustomer, customerItems, loadItems, type CustomerFixture } from './support/fixtures';
 import { buildSchema } from '../src/schema';
 import { FIELD_READS, LIST_SIZES, MUTATION_WRITES } from '../src/cost';
-import { MAX_LINES, newId, shardOf } from '../src/model';
-
-const REPEAT_SKU = 'REPEAT-96';
-const MIXED_SKU = 'MIXED-1-96';
+import { newId } from '../src/model';
 
 interface Seen {
   query: string;
@@ -46,23 +44,10 @@ describe('the cost estimate bounds the items read', () => {
         if (line.msg === 'operation') logged.set(String(line.requestId), line);
       },
     });
-    // 2,000 PAID orders of one customer at the address cap; the newest 300 all on shard 0.
-    big = buildCustomer({ addresses: 10, orders: 2000, spacingMinutes: 30, status: () => 'PAID', lines: () => 1 });
-    big.orders.slice(0, 300).forEach((order) => {
-      order.id = idOnShard(0);
-    });
-    // 105 orders repeating one SKU on every one of their 96 lines.
-    const repeat = buildCustomer({ addresses: 10, orders: 105, spacingMinutes: 7, lines: () => MAX_LINES });
-    for (const order of repeat.orders)
-      order.lines.forEach((line) => {
-        line.sku = REPEAT_SKU;
-      });
-    // Orders alternating 96 lines and 1 line of another SKU (the continuation's guesswork).
-    const mixed = buildCustomer({ addresses: 3, orders: 120, spacingMinutes: 11, lines: (n) => (n % 2 === 0 ? MAX_LINES : 1) });
-    for (const order of mixed.orders)
-      order.lines.forEach((line) => {
-        line.sku = MIXED_SKU;
-      });
+    // test/support/adversarial.ts: the 2,000-order customer, 96-line orders repeating one SKU, mixed ones.
+    const adversarial = buildAdversarialCustomers();
+    const { repeat, mixed } = adversarial;
+    big = adversarial.big;
     others.push(repeat, mixed, buildCustomer({ addresses: 0, orders: 3 }));
     for (const fixture of [big, ...others]) await loadItems(stack, customerItems(fixture), 8);
     customerHeaders = bearer(await tokens.customer(big.customer.id));
@@ -227,11 +212,4 @@ describe('the cost model covers the schema', () => {
 
 function aliased(roots: readonly string[]): string {
   return `{ ${roots.map((root, i) => `r${i}: ${root}`).join(' ')} }`;
-}
-
-function idOnShard(shard: number): string {
-  for (;;) {
-    const id = newId();
-    if (shardOf(id) === shard) return id;
-  }
 }

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 import type { ConflictCounts } from './conflicts';
-import { Engine } from './engine';
+import { Engine, type OpenOptions } from './engine';
 import { CORAL_SERVICE, errorTypeOf, setEngineDebug, type EngineResponse } from './errors';
 import { TtlSweeper } from './ttl-sweeper';
 import { WireRecorder, type WireLog } from './wire';
@@ -27,15 +27,12 @@ export type { EngineResponse } from './errors';
 export { errorResponse } from './errors';
 export type { WireListener, WireLog, WireRequest } from './wire';
 
-export interface EngineOptions {
+/** What `Engine.open` takes (path, sync, GSI lag, conflicts, consistency: see OpenOptions), and how to serve it. */
+export interface EngineOptions extends Omit<OpenOptions, 'tableStatusDelayMs'> {
   /** Interface to listen on; default 127.0.0.1. */
   host?: string;
   /** Port; 0 (the default) picks a free one. */
   port?: number;
-  /** LevelDB directory, kept across restarts; in memory when absent. */
-  path?: string;
-  /** fsync each commit (LevelDB's `sync: true` write option) before answering; with `path` only. */
-  sync?: boolean;
   /** Print the stack of every internal failure (`ENGINE_DEBUG`); applies to every engine of the process. */
   debug?: boolean;
   /**
@@ -44,35 +41,6 @@ export interface EngineOptions {
    * `npm run engine` sweeps every 60 s unless told otherwise.
    */
   ttlSweepSeconds?: number;
-  /**
-   * GSI propagation lag: each GSI write (put or delete of an index entry) becomes visible to
-   * Query/Scan on the index after a seeded random delay of 0..N ms, while the table has the write
-   * at once, as on DynamoDB. Default 0 (off): indexes are updated with the item.
-   */
-  gsiLagMs?: number;
-  /** Seed of the GSI lag's delays (default 1): the same writes in the same order lag alike. */
-  gsiLagSeed?: number;
-  /**
-   * Transaction conflicts as on DynamoDB, between requests in flight at once: a TransactWriteItems
-   * with an item another in-flight one holds is cancelled (`TransactionConflict` reason), a
-   * PutItem/UpdateItem/DeleteItem on such an item fails with `TransactionConflictException`, a
-   * TransactGetItems on an item being written is cancelled. Default off.
-   */
-  conflicts?: boolean;
-  /** Probability (0..1, seeded) that a TransactWriteItems is cancelled with a forced TransactionConflict; implies `conflicts`. */
-  conflictChance?: number;
-  /** Seed of the forced-conflict draw; default 1. */
-  conflictSeed?: number;
-  /**
-   * 'eventual': a GetItem or BatchGetItem without ConsistentRead may return an item's previous
-   * version (or nothing, for one just created) for a random 0..`staleReadMs` ms after a write, as
-   * a DynamoDB replica may. Query and Scan stay strongly consistent. Default 'strong'.
-   */
-  consistency?: 'strong' | 'eventual';
-  /** Upper bound of a write's stale window with 'eventual', in ms; default 100. */
-  staleReadMs?: number;
-  /** Seed of the stale windows; default 1. */
-  staleReadSeed?: number;
 }
 
 export interface EmbeddedEngine {
@@ -127,18 +95,8 @@ const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
 
 export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEngine> {
   if (opts.debug !== undefined) setEngineDebug(opts.debug);
-  const engine = Engine.open({
-    ...(opts.path === undefined ? {} : { path: opts.path }),
-    ...(opts.sync ? { sync: true } : {}),
-    ...(opts.gsiLagMs ? { gsiLagMs: opts.gsiLagMs } : {}),
-    ...(opts.gsiLagSeed === undefined ? {} : { gsiLagSeed: opts.gsiLagSeed }),
-    ...(opts.conflicts ? { conflicts: true } : {}),
-    ...(opts.conflictChance ? { conflictChance: opts.conflictChance } : {}),
-    ...(opts.conflictSeed === undefined ? {} : { conflictSeed: opts.conflictSeed }),
-    ...(opts.consistency === 'eventual' ? { consistency: 'eventual' as const } : {}),
-    ...(opts.staleReadMs === undefined ? {} : { staleReadMs: opts.staleReadMs }),
-    ...(opts.staleReadSeed === undefined ? {} : { staleReadSeed: opts.staleReadSeed }),
-  });
+  const { host: _host, port: _port, debug: _debug, ttlSweepSeconds: _sweep, ...open } = opts;
+  const engine = Engine.open(open);
   const wire = new WireRecorder();
   const faults = new FaultRegistry();
   const sweeper = new TtlSweeper((operation, body) => engine.handle(operation, body));

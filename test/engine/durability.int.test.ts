@@ -14,7 +14,7 @@ import { type Store } from '../../src/engine/dynalite-internals';
 import { dynaliteVersionProblem } from '../../src/engine/dynalite-version';
 import { startEngine } from '../../src/engine/embedded';
 import { Engine } from '../../src/engine/engine';
-import { N, S, clientFor, createTestTable, external, key, rejectionOf, uniqueTableName } from './support';
+import { N, S, clientFor, createTestTable, external, key, rejectionOf, testTableDefinition, uniqueTableName } from './support';
 
 const storeOf = (engine: Engine): Store => (engine as unknown as { store: Store }).store;
 
@@ -32,25 +32,7 @@ async function engineWithTable(): Promise<{
     if (response.status !== 200) throw Object.assign(new Error(JSON.stringify(response.body)), { response });
     return response.body;
   };
-  await call('CreateTable', {
-    TableName: table,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-    KeySchema: [
-      { AttributeName: 'PK', KeyType: 'HASH' },
-      { AttributeName: 'SK', KeyType: 'RANGE' },
-    ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: 'GSI1',
-        KeySchema: [
-          { AttributeName: 'GSI1PK', KeyType: 'HASH' },
-          { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
-    ],
-  });
+  await call('CreateTable', testTableDefinition(table));
   for (;;) {
     const { Table } = (await call('DescribeTable', { TableName: table })) as { Table: { TableStatus: string } };
     if (Table.TableStatus === 'ACTIVE') break;
