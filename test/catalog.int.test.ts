@@ -111,6 +111,7 @@ describe('products', () => {
       stack,
       Array.from({ length: 23 }, (_, i) => ({ sku: `PAGE-${String(i).padStart(2, '0')}`, priceCents: 100 + i, active: i % 5 !== 0 })),
     );
+    await stack.settled(); // `products` reads eventually: the products just written show once the replicas have them
     const stored = (await stack.items())
       .filter((item) => item.PK === 'CATALOG')
       .sort(byKey)

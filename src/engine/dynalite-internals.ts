@@ -8,6 +8,7 @@ import type * as DynaliteDb from 'dynalite/db/index.js';
 import type * as DynaliteValidations from 'dynalite/validations/index.js';
 import { installConditionSemantics, withoutRemoveOnlyUpserts } from './condition-semantics';
 import { installUtf8ItemSizes } from './item-size';
+import { installUtf8QueryTable } from './query-table';
 
 export type {
   Action,
@@ -29,6 +30,8 @@ const requireDynalite = createRequire(import.meta.url);
 export const db = requireDynalite('dynalite/db/index.js') as typeof DynaliteDb;
 // Sizes and capacity in UTF-8 bytes, as DynamoDB counts them (dynalite counts UTF-16 code units).
 installUtf8ItemSizes(db);
+// Query and Scan's page limit and capacity in UTF-8 bytes too (query-table.ts).
+installUtf8QueryTable(db);
 // Conditions, empty index keys and remove-only updates as DynamoDB has them (condition-semantics.ts).
 installConditionSemantics(db);
 

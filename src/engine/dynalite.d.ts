@@ -40,6 +40,8 @@ declare module 'dynalite/db/index.js' {
     get(key: string, cb: Callback<any>): void;
     put(key: string, value: unknown, cb: Callback<void>): void;
     del(key: string, cb: Callback<void>): void;
+    /** Values in key order within `options` (gt/gte/lt/lte on the unprefixed key, reverse, limit); absent on write-only views. */
+    createValueStream?(options: Record<string, unknown>): import('node:stream').Readable;
     lock(key: string, fn: (release: <F extends (...args: any[]) => void>(cb: F) => F) => void): void;
   }
 
@@ -96,6 +98,10 @@ declare module 'dynalite/db/index.js' {
   export function validateKeyPaths(nestedPaths: unknown, table: TableDescription): DynaliteError | undefined;
   /** The item's primary key as dynalite's sortable LevelDB key string. */
   export function createKey(item: Item, table: TableDescription): string;
+  export function matchesFilter(item: Item, filter: unknown, conditionalOperator?: string): boolean;
+  export function matchesExprFilter(item: Item, expression: unknown): boolean;
+  /** Query and Scan's reading loop (replaced by query-table.ts). */
+  export let queryTable: unknown;
   export function checkConditional(data: unknown, existingItem: Item | undefined): DynaliteError | null | undefined;
   export function itemSize(item: Item): number;
   export function mapPaths(paths: unknown[], item: Item): Item;

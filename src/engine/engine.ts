@@ -60,7 +60,7 @@ import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineRespon
 import { rejectUnsafeExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
-import { StaleReads } from './stale-reads';
+import { StaleReads, type ReadView } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
 import { ReadWriteLock } from './rw-lock';
@@ -86,11 +86,13 @@ export interface OpenOptions {
   conflictChance?: number;
   /** Seed of that draw; default 1. */
   conflictSeed?: number;
-  /** 'eventual': GetItem/BatchGetItem without ConsistentRead may read an item's previous version (stale-reads.ts). Default 'strong'. */
+  /** 'eventual': GetItem/BatchGetItem/Query/Scan without ConsistentRead may read an item's previous version (stale-reads.ts). Default 'strong'. */
   consistency?: 'strong' | 'eventual';
   /** With 'eventual': each write's stale window is a random 0..N ms; default 100. */
   staleReadMs?: number;
-  /** Seed of those windows; default 1. */
+  /** Read-committed transactions: each item of a TransactWriteItems turns visible to BatchGetItem/Query/Scan within 0..N ms, and the transaction answers after the last. Default 0: all at once. */
+  commitSpanMs?: number;
+  /** Seed of the stale windows and commit spans; default 1. */
   staleReadSeed?: number;
 }
 
@@ -137,8 +139,9 @@ export class Engine {
         exclusively: (work) => this.lock.with(true, work),
       });
     }
-    if (options.consistency === 'eventual') {
-      this.staleReads = StaleReads.attach(store, { maxMs: options.staleReadMs ?? 100, seed: options.staleReadSeed ?? 1 });
+    const staleMs = options.consistency === 'eventual' ? (options.staleReadMs ?? 100) : 0;
+    if (staleMs || options.commitSpanMs) {
+      this.staleReads = StaleReads.attach(store, { staleMs, commitSpanMs: options.commitSpanMs ?? 0, seed: options.staleReadSeed ?? 1 });
     }
     if (options.conflicts || options.conflictChance) {
       this.conflicts = new ConflictDetector(store, { chance: options.conflictChance ?? 0, seed: options.conflictSeed ?? 1 });
@@ -178,7 +181,12 @@ export class Engine {
       const data = handler.validate(structuredClone(body) as Record<string, unknown>);
       const admitted = await this.conflicts?.admit(operation, data); // in flight until answered
       try {
-        const result = await this.lock.with(handler.exclusive, () => handler.execute(data));
+        const { result, visibleAt } = await this.lock.with(handler.exclusive, async () => ({
+          result: await handler.execute(data),
+          visibleAt: handler.exclusive ? (this.staleReads?.takeCommitVisibleAt() ?? 0) : 0,
+        }));
+        // A transaction answers once every item is visible to read-committed reads (stale-reads.ts).
+        if (visibleAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, visibleAt - Date.now()));
         return { status: 200, body: result ?? {} };
       } finally {
         admitted?.();
@@ -235,8 +243,12 @@ export class Engine {
       },
       execute: async (data) => {
         if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
-        if (this.staleReads && (operation === 'GetItem' || operation === 'BatchGetItem')) {
-          return runAction(action, this.staleReads.readerStore(consistentlyReadTables(data)), data);
+        if (this.staleReads && READ_VIEWS.has(operation)) {
+          const views = readViews(operation, data);
+          const tables = new Map(
+            await Promise.all([...views.keys()].map(async (name) => [name, await getTable(this.store, name)] as const)),
+          );
+          return runAction(action, this.staleReads.readerStore(views, tables), data);
         }
         if (!ITEM_WRITE_OPERATIONS.has(operation)) return runAction(action, this.store, data);
         const writes = atomicWritesStore(this.store);
@@ -289,14 +301,22 @@ export class Engine {
   }
 }
 
-/** The tables a GetItem/BatchGetItem reads with ConsistentRead. */
-function consistentlyReadTables(data: {
-  TableName?: string;
-  ConsistentRead?: boolean;
-  RequestItems?: Record<string, { ConsistentRead?: boolean }>;
-}): Set<string> {
-  if (data.TableName !== undefined) return new Set(data.ConsistentRead ? [data.TableName] : []);
-  return new Set(Object.entries(data.RequestItems ?? {}).flatMap(([name, request]) => (request.ConsistentRead ? [name] : [])));
+/** Reads that may see previous versions (stale-reads.ts). */
+const READ_VIEWS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+
+/**
+ * How a read sees each table it reads: without ConsistentRead, eventually; with it, GetItem is
+ * serializable against transactions and BatchGetItem/Query/Scan read-committed (DynamoDB's isolation levels).
+ */
+function readViews(
+  operation: string,
+  data: { TableName?: string; ConsistentRead?: boolean; RequestItems?: Record<string, { ConsistentRead?: boolean }> },
+): Map<string, ReadView> {
+  const consistent: ReadView = operation === 'GetItem' ? 'serializable' : 'committed';
+  if (data.TableName !== undefined) return new Map([[data.TableName, data.ConsistentRead ? consistent : 'eventual']]);
+  return new Map(
+    Object.entries(data.RequestItems ?? {}).map(([name, request]) => [name, request.ConsistentRead ? consistent : 'eventual']),
+  );
 }
 
 /** Request members Amazon accepts and dynalite's validations drop: ReturnValuesOnConditionCheckFailure, Scan's ConsistentRead. */

@@ -40,10 +40,17 @@ interface Pending {
 
 const GLOBAL_INDEX_PREFIX = 'index-global~';
 const lags = new WeakMap<Store, IndexLag>();
-const commitObservers = new WeakMap<Store, (operations: BatchOperation[]) => Promise<void>>();
+/** What kind of write a commit is. */
+export interface Commit {
+  /** A TransactWriteItems (read-committed against BatchGetItem, Query and Scan), not a single-item write or batch. */
+  transaction: boolean;
+}
+
+type CommitObserver = (operations: BatchOperation[], commit: Commit) => Promise<void>;
+const commitObservers = new WeakMap<Store, CommitObserver>();
 
 /** Has `observe` see every commit's operations before they are written (stale-reads.ts). */
-export function observeCommits(store: Store, observe: (operations: BatchOperation[]) => Promise<void>): void {
+export function observeCommits(store: Store, observe: CommitObserver): void {
   commitObservers.set(store, observe);
 }
 
@@ -51,8 +58,8 @@ export function observeCommits(store: Store, observe: (operations: BatchOperatio
  * Writes a commit's LevelDB operations: one batch, minus the GSI operations an `IndexLag`
  * attached to `store` holds back.
  */
-export async function commitBatch(store: Store, operations: BatchOperation[]): Promise<void> {
-  await commitObservers.get(store)?.(operations);
+export async function commitBatch(store: Store, operations: BatchOperation[], commit: Commit = { transaction: false }): Promise<void> {
+  await commitObservers.get(store)?.(operations, commit);
   const lag = lags.get(store);
   const now = lag ? operations.filter((op) => !op.key.startsWith(GLOBAL_INDEX_PREFIX)) : operations;
   if (now.length) await store.db.batch(now);

@@ -7,9 +7,8 @@
  * `addConsumedCapacity` (dynalite-internals.ts does it once, when it loads dynalite). dynalite's
  * PutItem and BatchWriteItem validations, UpdateItem's size check, single-item ConsumedCapacity and
  * BatchGetItem's 16 MB cut all call them through the module's exports, so they count UTF-8 from
- * then on; so do the engine's transactions (transaction-capacity.ts). Calls inside dynalite's
- * `db/index.js` that do not go through its exports (Query/Scan capacity and their 1 MB page size)
- * still count code units.
+ * then on; so do the engine's transactions (transaction-capacity.ts). Query/Scan capacity and their
+ * 1 MB page size, computed inside dynalite's `queryTable`, are counted by query-table.ts's port.
  *
  * The formula is DynamoDB's (the product's src/model/guards.ts `itemSize` is the same one over
  * native values): names + values; Number: 1 byte per 2 significant digits + 1 (+1 when the digits

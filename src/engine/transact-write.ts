@@ -92,7 +92,9 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
   if (consumed) result.ConsumedCapacity = consumed;
   // The token is remembered in the transaction's own batch: both survive a crash, or neither.
   // (GSI writes may lag behind it, with `gsiLagMs`: index-lag.ts.)
-  await commitBatch(store, [...staged.flatMap((action) => action.operations), ...idempotency.operations(request, result)]);
+  await commitBatch(store, [...staged.flatMap((action) => action.operations), ...idempotency.operations(request, result)], {
+    transaction: true,
+  });
   return result;
 }
 

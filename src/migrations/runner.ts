@@ -164,6 +164,8 @@ export async function runMigration(table: Table, migration: Migration, options: 
           segments,
           startKeys,
           pageSize,
+          // Strongly consistent: an eventual Scan may miss an item written just before the run, which would stay in the old shape.
+          consistentRead: true,
           onPage: ({ segment: s, items, next }) => settlePage(s, items, next),
         });
         return totals.requests;

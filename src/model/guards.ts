@@ -96,7 +96,7 @@ export function guardActions(actions: readonly TransactAction[]): readonly Trans
   return actions;
 }
 
-const CONFLICT_ATTEMPTS = 4;
+const CONFLICT_ATTEMPTS = 6;
 
 /**
  * One guarded TransactWriteItems. A cancellation for `TransactionConflict` (another transaction

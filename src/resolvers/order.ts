@@ -7,7 +7,7 @@ import { customerNeed } from './lookahead';
 export const orderQueries: QueryResolvers = {
   // Eventual: an order's detail is written whole once (placeOrder answers it without a read) and
   // only its status moves (updateOrderStatus answers the new one); see the README table.
-  order: (_root, { id }, ctx) => ctx.loaders.orders.load(checkOrderId(id)),
+  order: (_root, { id }, ctx) => ctx.loaders.ordersStrongly.load(checkOrderId(id)),
 
   ordersByStatus: (_root, { status, first, after }, ctx) => ctx.loaders.ordersByStatus.load({ status, first, after }),
 

@@ -108,6 +108,9 @@ export async function doctor(target: DoctorTarget, options: DoctorOptions = {}):
   try {
     const totals = await parallelScan(target.table, {
       segments,
+      // Strongly consistent (twice an eventual Scan's capacity): a replica behind a recent write
+      // would show one item of a transaction without another, i.e. issues that are not there.
+      consistentRead: true,
       onPage: ({ items }) => {
         for (const item of items) analyzer.add(item);
         bar.increment(items.length);

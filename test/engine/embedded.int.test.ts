@@ -301,6 +301,22 @@ describe.skipIf(external)('engine CLI', () => {
     expect(await cli.exited).toBe(0);
     expect(cli.output()).toMatch(/SIGTERM: closing the engine/);
   });
+
+  it('is faithful to DynamoDB by default, and deterministic with --strong', async () => {
+    for (const [args, behaviours] of [
+      [
+        [],
+        'GSI lag up to 50 ms, eventually consistent reads (stale up to 50 ms), read-committed transactions (10 ms span), transaction conflicts',
+      ],
+      [['--strong'], 'GSIs updated with the item, strongly consistent reads, transactions visible at once, no conflicts'],
+      [['--strong', '--gsi-lag-ms', '200'], 'GSI lag up to 200 ms, strongly consistent reads, transactions visible at once, no conflicts'],
+    ] as const) {
+      const cli = await startCli(['--port', '0', ...args]);
+      cli.process.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+      expect(cli.output()).toContain(`(in memory; ${behaviours})`);
+    }
+  });
 });
 
 interface RunningCli {

@@ -8,6 +8,7 @@ import {
   BatchWriteItemCommand,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type AttributeValue,
@@ -164,5 +165,33 @@ describe('consumed capacity, from UTF-8 sizes', () => {
       }),
     );
     expect(result.ConsumedCapacity?.[0]?.CapacityUnits).toBe(4);
+  });
+});
+
+describe('Query pages and capacity, from UTF-8 sizes', () => {
+  const inPartition = (pk: string) => ({
+    TableName: table,
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': S(pk) },
+  });
+
+  it('Query: 1 strongly consistent unit per 4 KB of the items read', async () => {
+    // 3 items of ~4,200 bytes: 12,600 bytes are 4 units; their 6,300 code units would be 2.
+    for (const sk of ['a', 'b', 'c'])
+      await target.client.send(new PutItemCommand({ TableName: table, Item: { ...key('qcap', sk), v: S('é'.repeat(2100)) } }));
+    const page = await target.client.send(
+      new QueryCommand({ ...inPartition('qcap'), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    expect(page.Count).toBe(3);
+    expect(page.ConsumedCapacity?.CapacityUnits).toBe(4);
+  });
+
+  it('Query: a page stops at 1 MB of items in bytes', async () => {
+    // 4 items of 400,000 bytes (200,000 code units): the page reaches 1 MB after 3 in bytes; in code units all 4 fit.
+    for (const sk of ['a', 'b', 'c', 'd'])
+      await target.client.send(new PutItemCommand({ TableName: table, Item: { ...key('qpage', sk), v: S('é'.repeat(200_000)) } }));
+    const page = await target.client.send(new QueryCommand({ ...inPartition('qpage'), ConsistentRead: true, ProjectionExpression: 'SK' }));
+    expect(page.Items?.map((item) => item.SK)).toEqual([S('a'), S('b'), S('c')]);
+    expect(page.LastEvaluatedKey).toEqual(key('qpage', 'c'));
   });
 });

@@ -6,6 +6,7 @@
 import pino from 'pino';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startEngine, type EmbeddedEngine, type EngineOptions, type WireRequest } from '../../src/engine/embedded';
+import { FAITHFUL, STRONG, type EngineBehaviour } from '../../src/engine/profiles';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
@@ -48,7 +49,7 @@ export interface Stack {
    * has just written; never to hide a product read that must see its own writes.
    */
   settled(): Promise<void>;
-  /** Every item of the table (a Scan), for before/after comparisons. */
+  /** Every item of the table as it is (a strongly consistent Scan), for before/after comparisons. */
   items(): Promise<Item[]>;
   /**
    * Writes items straight to the table, 25 a BatchWriteItem (`Table.putAll`, `UnprocessedItems`
@@ -86,36 +87,25 @@ export interface StackOptions {
   trustedDocuments?: TrustedDocuments;
   /**
    * The engine's DynamoDB behaviours, over `DEFAULT_ENGINE` (e.g. `conflictChance`, `gsiLagMs`).
-   * `strong: true` drops the default's GSI lag and eventual reads: for a test that needs the
-   * deterministic engine, with a comment saying why.
+   * `strong: true` starts from STRONG instead (no lag, no stale reads, no conflicts): for a test
+   * that needs the deterministic engine, with a comment saying why.
    */
   engine?: StackEngineOptions;
 }
 
-export type StackEngineOptions = Pick<
-  EngineOptions,
-  'gsiLagMs' | 'gsiLagSeed' | 'conflicts' | 'conflictChance' | 'conflictSeed' | 'consistency' | 'staleReadMs' | 'staleReadSeed'
-> & { strong?: boolean };
+export type StackEngineOptions = EngineBehaviour & { strong?: boolean };
 
 /**
- * The engine every stack runs on unless a test says otherwise: faithful to DynamoDB (issue 11),
- * GSI writes lagging 0..50 ms and eventually consistent GetItem/BatchGetItem stale for 0..50 ms
- * after a write, both seeded, so a run is repeatable. 50 ms spans the next few requests of a test,
- * so a read of one's own write through an index or an eventual read shows, while a `settled()`
- * wait costs at most that (the whole suite: 107-118 s, as on the strong engine: 115 s).
+ * The engine every stack runs on unless a test says otherwise: src/engine/profiles.ts's FAITHFUL
+ * (GSI lag, eventual and read-committed reads, conflicts; seeded, so a run is repeatable), as
+ * `npm start` and `npm run engine` run it. Tests that read their own write through an index or
+ * eventually wait for `stack.settled()`, as a client waits for "eventually".
  */
-export const DEFAULT_ENGINE: StackEngineOptions = {
-  gsiLagMs: 50,
-  gsiLagSeed: 1,
-  consistency: 'eventual',
-  staleReadMs: 50,
-  staleReadSeed: 1,
-};
+export const DEFAULT_ENGINE: StackEngineOptions = FAITHFUL;
 
 function engineOptions(options: StackEngineOptions = {}): EngineOptions {
   const { strong, ...explicit } = options;
-  if (strong) return explicit;
-  return { ...DEFAULT_ENGINE, ...explicit };
+  return { ...(strong ? STRONG : DEFAULT_ENGINE), ...explicit };
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -170,7 +160,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const all: Item[] = [];
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await table.scan({ ExclusiveStartKey: start });
+        const page = await table.scan({ ExclusiveStartKey: start, ConsistentRead: true });
         all.push(...(page.Items ?? []));
         start = page.LastEvaluatedKey;
       } while (start);
