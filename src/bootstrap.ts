@@ -9,11 +9,13 @@
  * otherwise Amazon DynamoDB in `AWS_REGION`. The engine's code is passed in (`embedded.start`,
  * src/engine/embedded.ts's `startEngine`) rather than imported, so Lambda's bundle never holds it.
  */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { createDocumentClient } from './dynamo/client';
 import { ensureTable, type EnsureResult } from './dynamo/definition';
+import { isResourceNotFound } from './dynamo/errors';
 import { Table } from './dynamo/table';
 import type { EmbeddedEngine, EngineOptions } from './engine/embedded';
 import { createLogger } from './logger';
@@ -29,9 +31,36 @@ export interface BootstrapOptions {
    * May start the embedded engine: used when the configuration names no endpoint and is not
    * production. `path` is its LevelDB directory (in memory when undefined).
    */
-  embedded?: { start: StartEngine; path: string | undefined; ttlSweepSeconds?: number };
+  embedded?: {
+    start: StartEngine;
+    path: string | undefined;
+    ttlSweepSeconds?: number;
+    /** The engine's DynamoDB behaviours (src/engine/profiles.ts), e.g. FAITHFUL for the dev server. */
+    behaviour?: Omit<EngineOptions, 'host' | 'port' | 'path' | 'debug'>;
+  };
   /** Create the table (GSI1, TTL) where missing; always done on an embedded engine. */
   createTable?: boolean;
+  /**
+   * When the table is not created here: confirm it exists (one DescribeTable) and fail with a
+   * `MissingTableError` when it does not, rather than serve "Requested resource not found" later.
+   */
+  requireTable?: boolean;
+}
+
+/**
+ * The table is not there and nobody asked to create it. The message names the two ways to create
+ * it; callers show it as it is (src/tools/connect.ts).
+ */
+export class MissingTableError extends Error {
+  constructor(
+    readonly tableName: string,
+    readonly where: string,
+  ) {
+    super(
+      `table ${tableName} does not exist at ${where}: run npm run table:create with the same environment, or set CREATE_TABLE=1 to have npm start create it`,
+    );
+    this.name = 'MissingTableError';
+  }
 }
 
 export interface Runtime {
@@ -60,8 +89,9 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   let engine: EmbeddedEngine | undefined;
   let endpoint = config.endpoint;
   if (!endpoint && !config.production && options.embedded) {
-    const { start, path, ttlSweepSeconds } = options.embedded;
+    const { start, path, ttlSweepSeconds, behaviour } = options.embedded;
     engine = await start({
+      ...behaviour,
       host: '127.0.0.1',
       port: 0,
       debug: config.engineDebug,
@@ -77,26 +107,29 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
       doc.destroy();
       await engine?.close();
     })());
+  const path = options.embedded?.path;
+  const where = engine
+    ? `embedded engine ${path === undefined ? 'in memory' : `in ${path}`}`
+    : (endpoint ?? `Amazon DynamoDB (${config.region})`);
   let ensured: EnsureResult | undefined;
   try {
     if (engine || options.createTable) ensured = await ensureTable(doc, config.tableName);
+    else if (options.requireTable && !(await tableExists(doc, config.tableName))) throw new MissingTableError(config.tableName, where);
   } catch (error) {
     await close();
     throw error;
   }
-  const path = options.embedded?.path;
-  return {
-    config,
-    doc,
-    table: new Table(config.tableName, doc),
-    engine,
-    endpoint,
-    where: engine
-      ? `embedded engine ${path === undefined ? 'in memory' : `in ${path}`}`
-      : (endpoint ?? `Amazon DynamoDB (${config.region})`),
-    ensured,
-    close,
-  };
+  return { config, doc, table: new Table(config.tableName, doc), engine, endpoint, where, ensured, close };
+}
+
+async function tableExists(doc: DynamoDBDocumentClient, tableName: string): Promise<boolean> {
+  try {
+    await doc.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (isResourceNotFound(error)) return false;
+    throw error;
+  }
 }
 
 /** The logger of the configuration. */

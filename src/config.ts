@@ -12,6 +12,7 @@
  * Nothing else reads `process.env`: the model (`STATUS_SHARDS`), the engine (`ENGINE_DEBUG`), the
  * SDK client (whether credentials are in the environment) and the logger (`LOG_LEVEL`) receive
  * their settings from here, through the bootstrap (src/bootstrap.ts). test/config.test.ts checks it.
+ * The one write: `silenceSdkNodeVersionNotice` (below), a setting of the AWS SDK's own.
  */
 import type { AuthConfig } from './auth';
 import { devKeyFile } from './auth/dev-issuer';
@@ -95,6 +96,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     awsCredentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE),
     shutdownGraceMillis: parseMillis('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 5_000),
   };
+}
+
+/**
+ * Turns off the AWS SDK's Node-version notice (a 9-line `NodeVersionSupportWarning`: releases after
+ * January 2027 need Node 22) in the processes this repository runs itself: src/tools/cli.ts calls
+ * it first in every entry point of src/cli, before any client exists. Those run on the Node 20 the
+ * README names, with the SDK version the lock file pins, which supports it; the notice is about
+ * upgrades we make deliberately, so it is noise on every command. Lambda is not affected (its
+ * runtime is Node 22, which the SDK does not warn about) and does not call this.
+ *
+ * How the SDK decides (@aws-sdk/core, `emitWarningIfUnsupportedVersion`, run when the first client
+ * is built): it stays silent when `AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED` is `true`,
+ * the switch AWS documents for it (aws/aws-sdk-js-v3#7983). A value already in the environment wins,
+ * so `AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=false` brings the notice back.
+ */
+export function silenceSdkNodeVersionNotice(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
 
 /** The model's settings alone, for processes that need only them (bench/run.ts). */

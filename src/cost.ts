@@ -17,9 +17,11 @@
  * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
  * | `Mutation.placeOrder` | lines + 1 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record and the order |
  * | `Mutation.updateCustomer`, `updateOrderStatus` | 5 | at most 5 attempts, one consistent GetItem each |
+ * | `Query.node` | 2 + 1 + 96 | the largest of its id's reads: a bare id reads its customer and its order (one exists: items below are the found one's), an address id the collection head (1 + 10), a product id 1 |
+ * | `Query.nodes(ids)` | ids × `Query.node` | each id as `node`; its list repeats the selection once an id (over 100 ids is refused before any read) |
  *
  * Lists: a connection's `nodes` and `edges` repeat their selection `first` times, `addresses` 10
- * times and `lines` 96 times. Loaders only ever save reads (a memo, a merged batch), so a sum of
+ * times, `lines` 96 times and `Query.nodes` once an id. Loaders only ever save reads (a memo, a merged batch), so a sum of
  * per-field bounds bounds the operation. `first` outside 1..100 is refused before any read, so it
  * is counted as the nearest allowed value.
  *
@@ -57,6 +59,7 @@ import {
   FIRST_MAX,
   MAX_ADDRESSES,
   MAX_LINES,
+  NODES_MAX,
   ORDER_DETAIL_READ_BOUND,
   skuPageReadBound,
   statusPageReadBound,
@@ -88,6 +91,17 @@ const CUSTOMER_READS = 2;
 /** orderDetail's declared bound (order.ts), which test/access-pattern-bounds.int.test.ts checks. */
 const ORDER_DETAIL_READS = ORDER_DETAIL_READ_BOUND;
 const ATTEMPT_READS = 5;
+/**
+ * One node id: a bare id's two candidates (a customer, read as `customer(id)`, and an order, read
+ * as `order(id)`; what the selection asks of a type is charged below, the most expensive type), an
+ * address's collection head, or one product.
+ */
+const NODE_READS = Math.max(CUSTOMER_READS + ORDER_DETAIL_READS, customerCollection.head.bound, 1);
+
+/** Ids of a `nodes` call, at most NODES_MAX (more is refused before any read). */
+function nodeIds(args: Args): number {
+  return Array.isArray(args.ids) ? Math.min(args.ids.length, NODES_MAX) : NODES_MAX;
+}
 
 /** Lines of a placeOrder input (refused above MAX_LINES before any request). */
 function inputLines(args: Args): number {
@@ -110,6 +124,8 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
   'Query.ordersBySku': (args) => skuPageReadBound(pageSize(args)),
   'Query.product': () => 1,
   'Query.products': (args) => pageSize(args) + 1,
+  'Query.node': () => NODE_READS,
+  'Query.nodes': (args) => nodeIds(args) * NODE_READS,
   'Mutation.placeOrder': (args) => inputLines(args) + 1 + ORDER_DETAIL_READS,
   'Mutation.updateCustomer': () => ATTEMPT_READS,
   'Mutation.updateOrderStatus': () => ATTEMPT_READS,
@@ -136,7 +152,14 @@ export const MUTATION_WRITES: Record<string, (args: Args) => number> = {
 const UNKNOWN_MUTATION_WRITES = 100;
 
 /** Lists of objects that are not connections, and how many elements they hold at most. */
-export const LIST_SIZES: Record<string, number> = { 'Customer.addresses': MAX_ADDRESSES, 'Order.lines': MAX_LINES };
+export const LIST_SIZES: Record<string, number> = {
+  'Customer.addresses': MAX_ADDRESSES,
+  'Order.lines': MAX_LINES,
+  'Query.nodes': NODES_MAX,
+};
+
+/** Lists whose size an argument tells: `nodes(ids)` holds one element an id. */
+export const LIST_ARG_SIZES: Record<string, (args: Args) => number> = { 'Query.nodes': nodeIds };
 
 /** The fields of a `…Connection` type that repeat their selection `first` times. */
 export const CONNECTION_LISTS = new Set(['nodes', 'edges']);
@@ -263,7 +286,7 @@ class Walker {
     const named = getNamedType(definition.type);
     if (!node.selectionSet || !isCompositeType(named)) return { reads, overhead: 0, writes };
     const below = this.selection(node.selectionSet, named, named.name.endsWith('Connection') ? pageSize(args) : 1);
-    const times = this.repeats(key, name, parent, definition.type, page);
+    const times = LIST_ARG_SIZES[key]?.(args) ?? this.repeats(key, name, parent, definition.type, page);
     return { reads: reads + times * below.reads, overhead: 1 + times * below.overhead, writes: writes + times * below.writes };
   }
 

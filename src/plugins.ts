@@ -10,6 +10,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import type { Context } from './context';
 import { isDomainError } from './model/errors';
+import { entityOf } from './model/entities';
 
 export const GENERIC_MESSAGE = 'Internal server error';
 
@@ -100,6 +101,11 @@ export function explainPlan(): ApolloServerPlugin<Context> {
                 operation: r.operation,
                 index: r.index ?? null,
                 keyCondition: r.keyCondition ?? null,
+                partition: r.partition ?? null,
+                // The keys of what it returned or wrote (the explorer's Table view highlights them): keys, GSI1 keys,
+                // type and the entity claiming them, nothing else of the items. The caller's own reads: a read
+                // that found what the caller may not see drops the whole plan (hidePlan, src/schema/access.ts).
+                keys: (r.keys ?? []).map((key) => ({ ...key, entity: entityOf({ ...key })?.name ?? null })),
                 items: r.items,
                 scanned: r.scanned,
                 consumedCapacity: r.capacity,

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
@@ -21,6 +20,7 @@ import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './
 import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors, noStore, requireSignIn } from './plugins';
 import { persistedDocuments, type TrustedDocuments } from './documents';
 import { applyCors, originMatcher, type OriginCheck } from './cors';
+import { serveExplorer } from './explorer/serve';
 
 export interface ServerOptions {
   table: Table;
@@ -56,7 +56,9 @@ export interface RunningServer {
 /**
  * The Apollo server of the product, for any transport (node:http here, AWS Lambda in lambda.ts).
  * Production: no landing page, introspection off unless configured, no stack traces, no field
- * suggestions, internal errors masked. Batched HTTP requests are off in every mode.
+ * suggestions, internal errors masked. Batched HTTP requests are off in every mode. Apollo's own
+ * landing page is off in every mode: in development the HTTP server answers a browser's GET with
+ * the offline explorer instead (src/explorer, before Apollo sees the request).
  */
 export function createApollo(options: ServerOptions, transportPlugins: ApolloServerPlugin<Context>[] = []): ApolloServer<Context> {
   const protection = armor(options.production);
@@ -75,7 +77,8 @@ export function createApollo(options: ServerOptions, transportPlugins: ApolloSer
     plugins: [
       ...transportPlugins,
       persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
-      options.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      // Without a landing-page plugin Apollo would add its CDN-loaded Sandbox in development.
+      ApolloServerPluginLandingPageDisabled(),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
       requireSignIn(),
@@ -172,6 +175,8 @@ async function handle(
       return sendJson(res, 503, { status: 'unavailable' });
     }
   }
+  // Development: the explorer page, its bundle and GET /dev/partition; 404 in production like any unknown path.
+  if (!options.production && (await serveExplorer({ table: options.table, authenticate: options.authenticate }, req, res, url))) return;
   if (url.pathname !== '/graphql' && url.pathname !== '/') return sendJson(res, 404, { error: 'not found' });
 
   const limit = options.maxBodyBytes ?? LIMITS.maxBodyBytes;

@@ -9,12 +9,12 @@ import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { dataOf } from './support/graphql';
 import { buildSchema } from '../src/schema';
-import { newId } from '../src/model';
+import { addressNodeId, newId } from '../src/model';
 
 const PRINCIPALS = ['anonymous', 'newcomer', 'customerA', 'customerB', 'staff'] as const;
 type PrincipalName = (typeof PRINCIPALS)[number];
 
-/** What a caller gets: data (`ok`), `null` for the field, or an error code. */
+/** What a caller gets: data (`ok`), `null` for the field (a list of nothing but nulls), or an error code. */
 type Outcome = 'ok' | 'null' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
 type Cell = [Outcome, number];
 
@@ -28,7 +28,7 @@ interface Row {
 let stack: Stack;
 let seq = 0;
 const fresh = (tag: string) => `${tag}-${++seq}-${newId().slice(-8).toLowerCase()}`;
-const world = { a: '', b: '', aEmail: '', sku: '' };
+const world = { a: '', b: '', aEmail: '', aHome: '', sku: '' };
 
 async function staff(query: string, variables: Record<string, unknown> = {}) {
   return dataOf(await stack.gql(query, variables));
@@ -45,6 +45,13 @@ async function createCustomer(): Promise<{ id: string; email: string }> {
 async function orderOf(customerId: string): Promise<string> {
   const input = { customerId, idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 1 }] };
   return (await staff(`mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }`, { input })).placeOrder.id;
+}
+
+/** An order of `customerId`, once order(id)'s eventually consistent read shows it, as a client would wait. */
+async function settledOrderOf(customerId: string): Promise<string> {
+  const id = await orderOf(customerId);
+  await stack.settled();
+  return id;
 }
 
 const address = (label: string) => ({ label, street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' });
@@ -83,7 +90,7 @@ const MATRIX: Record<string, Row> = {
   },
   'Query.order': {
     operation: `query($id: ID!) { order(id: $id) { id } }`,
-    variables: async () => ({ id: await orderOf(world.a) }),
+    variables: async () => ({ id: await settledOrderOf(world.a) }),
     // Whose order it is is known only by reading it: anyone else's reads as missing, for the same 1 request.
     expect: { anonymous: U, newcomer: ['null', 1], customerA: ['ok', 1], customerB: ['null', 1], staff: ['ok', 1] },
   },
@@ -110,6 +117,21 @@ const MATRIX: Record<string, Row> = {
     operation: `{ products(first: 5) { nodes { sku } } }`,
     variables: async () => ({}),
     expect: { anonymous: U, newcomer: ['ok', 1], customerA: ['ok', 1], customerB: ['ok', 1], staff: ['ok', 1] },
+  },
+  'Query.node': {
+    operation: `query($id: ID!) { node(id: $id) { id } }`,
+    variables: async () => ({ id: await settledOrderOf(world.a) }),
+    // A bare id names a customer or an order: staff read both candidates in one wave; a customer
+    // only what it could see (any id but its own can only be one of its orders), so another
+    // customer's order reads as missing, for the same 1 request.
+    expect: { anonymous: U, newcomer: ['null', 1], customerA: ['ok', 1], customerB: ['null', 1], staff: ['ok', 2] },
+  },
+  'Query.nodes': {
+    operation: `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+    variables: async () => ({ ids: [world.a, world.aHome, await settledOrderOf(world.a)] }),
+    // 'null': every node null. A's customer and address share one collection read; an address of
+    // another customer is never read; staff also read each bare id's other candidate.
+    expect: { anonymous: U, newcomer: ['null', 2], customerA: ['ok', 2], customerB: ['null', 2], staff: ['ok', 4] },
   },
   'Mutation.createCustomer': {
     operation: `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`,
@@ -169,6 +191,8 @@ beforeAll(async () => {
   world.a = a.id;
   world.aEmail = a.email;
   world.b = (await createCustomer()).id;
+  const put = `mutation($id: ID!, $input: AddressInput!) { putAddress(customerId: $id, input: $input) { id } }`;
+  world.aHome = (await staff(put, { id: world.a, input: address('home') })).putAddress.id;
   headers.customerA = bearer(await tokens.customer(world.a));
   headers.customerB = bearer(await tokens.customer(world.b));
   headers.staff = bearer(await tokens.staff());
@@ -193,7 +217,7 @@ async function as(
 function outcomeOf(response: GraphQLResponse): Outcome {
   if (response.errors?.length) return response.errors[0]!.extensions?.code as Outcome;
   const value = Object.values(response.data ?? {})[0];
-  return value === null ? 'null' : 'ok';
+  return value === null || (Array.isArray(value) && value.every((node) => node === null)) ? 'null' : 'ok';
 }
 
 describe('the access matrix', () => {
@@ -218,26 +242,55 @@ describe('the access matrix', () => {
   }
 });
 
+/** What a caller can observe of a response: data, errors (ids masked), status, extensions, and the requests it cost. */
+const seen = ({ response, requests }: Awaited<ReturnType<typeof as>>) => ({
+  data: response.data,
+  errors: response.errors?.map(({ message, extensions }) => ({
+    message: message.replace(/[0-9A-Z]{26}/g, '<id>'),
+    code: extensions?.code,
+  })),
+  status: response.status,
+  extensions: response.extensions,
+  requests,
+});
+
 describe('what the matrix does not show', () => {
   it.each([
     ['reading', `query($id: ID!) { order(id: $id) { id status } }`],
     ['cancelling', `mutation($id: ID!) { updateOrderStatus(id: $id, status: CANCELLED) { id } }`],
   ])("another customer's order reads exactly like a missing one when %s it, the plan included", async (_, query) => {
     const order = await orderOf(world.a);
-    const seen = ({ response, requests }: Awaited<ReturnType<typeof as>>) => ({
-      data: response.data,
-      errors: response.errors?.map(({ message, extensions }) => ({
-        message: message.replace(/[0-9A-Z]{26}/g, '<id>'),
-        code: extensions?.code,
-      })),
-      status: response.status,
-      extensions: response.extensions,
-      requests,
-    });
     const foreign = seen(await as('customerB', query, { id: order }));
     const missing = seen(await as('customerB', query, { id: newId() }));
     expect(foreign).toEqual(missing);
     expect(foreign.extensions?.dynamodb).toBeUndefined();
+  });
+
+  it.each([
+    ['customer', async () => world.a, async () => newId()],
+    ['order', () => settledOrderOf(world.a), async () => newId()],
+    ['address', async () => world.aHome, async () => addressNodeId({ customerId: world.a, label: 'nowhere' })],
+  ])("node of another customer's %s reads exactly like a missing id, the plan included", async (_, foreignId, missingId) => {
+    const query = `query($id: ID!) { node(id: $id) { id ... on Customer { name } ... on Order { status } ... on Address { city } } }`;
+    const foreign = seen(await as('customerB', query, { id: await foreignId() }));
+    const missing = seen(await as('customerB', query, { id: await missingId() }));
+    expect(foreign).toEqual(missing);
+    expect(foreign.data).toEqual({ node: null });
+    expect(foreign.extensions?.dynamodb).toBeUndefined();
+  });
+
+  it("nodes of another customer's customer, order and address read exactly like missing ids, the plan included", async () => {
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`;
+    const ids = [world.a, await settledOrderOf(world.a), world.aHome];
+    const foreign = seen(await as('customerB', query, { ids }));
+    const missing = seen(
+      await as('customerB', query, { ids: [newId(), newId(), addressNodeId({ customerId: world.a, label: 'nowhere' })] }),
+    );
+    expect(foreign).toEqual(missing);
+    expect(foreign.data).toEqual({ nodes: [null, null, null] });
+    expect(foreign.extensions?.dynamodb).toBeUndefined();
+    // The same ids as their owner: every one found.
+    expect((await as('customerA', query, { ids })).response.data).toEqual({ nodes: ids.map((id) => ({ id })) });
   });
 
   it('a customer may only cancel: any other move of its own order is FORBIDDEN before a read', async () => {

@@ -23,6 +23,7 @@ import {
   customerProfile,
   customerProfiles,
   idempotencyRecord,
+  indexPartitionWindow,
   MAX_LINES,
   MAX_SEGMENTS,
   migrationAppliedEntity,
@@ -33,6 +34,8 @@ import {
   orderHeaders,
   ordersBySku,
   ordersByStatus,
+  partitionWindow,
+  PARTITION_WINDOW_ROWS,
   placeOrder,
   planCollection,
   product,
@@ -242,6 +245,18 @@ describe('every access pattern reads at most its declared bound', () => {
     const ids = [big.customer.id, repeat.customer.id, newId()];
     await measure('customerProfiles', '3 ids, one missing', [ids], (table) => customerProfiles(table, ids));
 
+    // The development explorer's partition windows, on the 2,000-order partition and a hot status shard.
+    const partition = `CUSTOMER#${customerId}`;
+    await measure('partitionWindow', 'a whole partition', [], (table) => partitionWindow(table, { pk: partition }));
+    await measure('partitionWindow', 'a range over every order', [], (table) =>
+      partitionWindow(table, { pk: partition, from: 'ORDER#', to: 'ORDER#~' }),
+    );
+    for (const shard of [0, 1, 2, 3]) {
+      await measure('indexPartitionWindow', `PAID shard ${shard}`, [], (table) =>
+        indexPartitionWindow(table, { pk: `STATUS#PAID#${shard}`, from: '0', to: '9' }),
+      );
+    }
+
     // Every declared pattern was run, and read at most its bound each time.
     const ran = new Set(runs.map((run) => run.pattern));
     expect(
@@ -260,5 +275,6 @@ describe('every access pattern reads at most its declared bound', () => {
     expect(reached('customerScreen')).toBe(1 + 10 + 100 + 1);
     expect(reached('migrationState')).toBe(1 + MAX_SEGMENTS);
     expect(reached('idempotencyClaim')).toBe(1);
+    expect(reached('partitionWindow')).toBe(PARTITION_WINDOW_ROWS); // a whole 2,000-order partition's window is full
   }, 180_000);
 });

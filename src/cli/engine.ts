@@ -14,9 +14,9 @@
  */
 import { parseArgs } from 'node:util';
 import { readConfig } from '../config';
-import { startEngine } from '../engine/embedded';
+import { DirectoryHeldError, startEngine } from '../engine/embedded';
 import { FAITHFUL, STRONG } from '../engine/profiles';
-import { parseOptions, runService, UsageError } from '../tools/cli';
+import { ExplainedFailure, parseOptions, runService, UsageError } from '../tools/cli';
 
 const USAGE = [
   'usage: npm run engine -- [--port 8000] [--path DIR] [--host 127.0.0.1] [--sync] [--ttl-sweep-seconds 60] [--strong]',
@@ -137,6 +137,9 @@ runService(USAGE, async () => {
     staleReadMs,
     commitSpanMs,
     staleReadSeed,
+  }).catch((error: unknown) => {
+    if (!(error instanceof DirectoryHeldError)) throw error;
+    throw new ExplainedFailure(`--path ${error.path} is held by another process (LevelDB's lock): stop it, or give another directory`);
   });
   const behaviours = [
     gsiLagMs ? `GSI lag up to ${gsiLagMs} ms` : 'GSIs updated with the item',

@@ -1,7 +1,10 @@
 /**
  * `npm run migrate -- <name> [options]`: runs one migration of src/migrations over the table
  * (`DYNAMODB_ENDPOINT`, Amazon DynamoDB in production, or the embedded engine in `DATA_DIR`; see
- * src/tools/connect.ts). `npm run migrate -- --list` shows which are applied, in progress or pending.
+ * src/tools/connect.ts). `npm run migrate -- --list` shows which are applied, in progress, pending
+ * (its dry run would rewrite items) or not needed (its dry run selects nothing to rewrite): each
+ * migration neither applied nor started is dry-run to tell (read-only; the whole table is scanned
+ * when nothing selects, the scan stops at the first page with an item to rewrite otherwise).
  *
  *   <name>            the migration's name or number (`0001-order-lines-by-sku`, `0001`)
  *   --dry-run         scan and decide, write nothing; prints the counts
@@ -17,7 +20,16 @@
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
-import { findMigration, limiterFor, migrations, migrationStatuses, runMigration, type Migration, type RunReport } from '../migrations';
+import {
+  findMigration,
+  limiterFor,
+  migrations,
+  migrationStatuses,
+  runMigration,
+  type Migration,
+  type MigrationStatus,
+  type RunReport,
+} from '../migrations';
 import type { MigrationCounts } from '../model/migration';
 import { connect, type Connection } from '../tools/connect';
 import { progressBar } from '../tools/progress';
@@ -92,20 +104,33 @@ async function main(): Promise<number> {
 }
 
 async function list({ table, where }: Connection, args: Args): Promise<void> {
-  const statuses = await migrationStatuses(table, migrations);
+  const statuses = await migrationStatuses(table, migrations, { probe: true });
   if (args.json) {
     console.log(JSON.stringify(statuses, null, 2));
     return;
   }
   console.log(`migrations of table ${table.name} (${where}):`);
   for (const status of statuses) {
-    const detail =
-      status.status === 'applied'
-        ? `applied ${status.applied!.appliedAt}${status.applied!.runs > 1 ? `, last run ${status.applied!.lastRunAt}` : ''} (${describeCounts(status.applied!.counts)})`
-        : status.status === 'in progress'
-          ? `in progress: ${status.progress!.done}/${status.progress!.segments} segments done, resume with npm run migrate -- ${status.name}`
-          : 'pending';
-    console.log(`  ${status.name}  ${detail}\n      ${status.description}`);
+    console.log(`  ${status.name}  ${describeStatus(status)}\n      ${status.description}`);
+  }
+}
+
+function describeStatus(status: MigrationStatus): string {
+  const { applied, progress, need } = status;
+  switch (status.status) {
+    case 'applied':
+      return `applied ${applied!.appliedAt}${applied!.runs > 1 ? `, last run ${applied!.lastRunAt}` : ''} (${describeCounts(applied!.counts)})`;
+    case 'in progress':
+      return `in progress: ${progress!.done}/${progress!.segments} segments done, resume with npm run migrate -- ${status.name}`;
+    case 'pending':
+      return need!.complete
+        ? `pending: its dry run would rewrite ${need!.wouldUpdate} of ${need!.counts.scanned} items`
+        : `pending: its dry run found items to rewrite in the first ${need!.counts.scanned} scanned (--dry-run counts them all)`;
+    case 'not needed': {
+      const unresolved =
+        need!.counts.unresolved > 0 ? `; ${need!.counts.unresolved} selected items cannot be rewritten, see its notes` : '';
+      return `not needed: its dry run selects nothing to rewrite among ${need!.counts.scanned} items${unresolved}`;
+    }
   }
 }
 

@@ -4,6 +4,10 @@
  * start the embedded engine (in memory, or on disk under `DATA_DIR`), create the table and load
  * demo data into an empty table. Production never falls back to the embedded engine.
  *
+ * Before any of that it checks that it can listen on `HOST`:`PORT`; and without the embedded engine
+ * or `CREATE_TABLE=1` that the table exists. Either failure, and a `DATA_DIR` another process
+ * holds, ends the process with one line saying what to do (exit 1), not a stack.
+ *
  * SIGINT or SIGTERM (once, src/tools/cli.ts): stop accepting, let requests in flight finish (at
  * most `SHUTDOWN_GRACE_MS`, then their connections are closed), stop Apollo, destroy the client,
  * close the engine, exit 0. A second signal exits at once.
@@ -13,9 +17,11 @@ import { devClaims, openDevIssuer } from '../auth/dev-issuer';
 import { bootstrap, loggerFor, serverSettings, type Runtime } from '../bootstrap';
 import { readConfig } from '../config';
 import { startEngine } from '../engine/embedded';
+import { FAITHFUL } from '../engine/profiles';
 import { customerByEmail } from '../model';
 import { startServer } from '../server';
-import { runService } from '../tools/cli';
+import { checkPortFree, listenFailure, runService } from '../tools/cli';
+import { explainConnectFailure } from '../tools/connect';
 import { DEMO_CUSTOMER_EMAIL, loadDemoData } from '../tools/demo-data';
 
 const USAGE = 'usage: npm start (configured by the environment: see README.md, "Configuration")';
@@ -26,15 +32,22 @@ const DEV_TTL_SWEEP_SECONDS = 60;
 runService(USAGE, async () => {
   const config = readConfig();
   const logger = loggerFor(config);
+  await checkPortFree(config.host, config.port);
   const runtime = await bootstrap(config, {
-    embedded: { start: startEngine, path: config.dataDir, ttlSweepSeconds: DEV_TTL_SWEEP_SECONDS },
+    // Faithful to DynamoDB (GSI lag, eventual and read-committed reads, conflicts): what works here works on Amazon.
+    embedded: { start: startEngine, path: config.dataDir, ttlSweepSeconds: DEV_TTL_SWEEP_SECONDS, behaviour: FAITHFUL },
     createTable: config.createTable,
+    requireTable: true,
+  }).catch((error: unknown) => {
+    throw explainConnectFailure(error);
   });
   try {
     const { table, engine, endpoint } = runtime;
     if (engine) logger.info({ endpoint, dataDir: config.dataDir ?? 'memory' }, 'embedded engine started');
     if (engine && runtime.ensured?.created) {
       const demo = await loadDemoData(table);
+      // The faithful engine propagates index entries with a lag: the demo is served once they are all in.
+      await Promise.all([engine.indexesSettled(), engine.readsSettled()]);
       logger.info({ customers: demo.customers.length, orders: demo.orders }, 'demo data loaded');
     }
     if (!config.production && !config.auth.jwksUrl) await printDevTokens(runtime);
@@ -46,9 +59,11 @@ runService(USAGE, async () => {
       logger,
       port: config.port,
       host: config.host,
+    }).catch((error: unknown) => {
+      throw listenFailure(error, config.host, config.port); // the port was taken after checkPortFree
     });
     logger.info({ url: server.url, table: config.tableName, endpoint: endpoint ?? 'Amazon DynamoDB' }, 'server ready');
-    console.log(`GraphQL server ready at ${server.url}${config.production ? '' : ' (open it in a browser for Apollo Sandbox)'}`);
+    console.log(`GraphQL server ready at ${server.url}${config.production ? '' : ' (open it in a browser for the explorer)'}`);
     return {
       async stop(signal) {
         logger.info({ signal }, 'shutting down');

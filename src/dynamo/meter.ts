@@ -14,10 +14,28 @@
  * it. A `Table` without an operation meter (`counters()`: tools, migrations, probes) keeps totals
  * only, so a long-lived table never accumulates anything.
  */
+/**
+ * The keys of one item a request returned (reads) or named (writes), for the explain plan's
+ * picture of the table: its table keys, its GSI1 keys when the item carries them, its `type`
+ * attribute, and for a write the action that named it. Never other attributes.
+ */
+export interface TouchedKey {
+  PK: string;
+  SK: string;
+  GSI1PK?: string;
+  GSI1SK?: string;
+  type?: string;
+  action?: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+}
+
 export interface RequestRecord {
   operation: string;
   index?: string | undefined;
   keyCondition?: string | undefined;
+  /** The partition key value the request named (Query, GetItem, single-item writes); undefined otherwise. */
+  partition?: string | undefined;
+  /** The keys of the items it returned or wrote, in the order the answer listed them (records only). */
+  keys?: TouchedKey[] | undefined;
   items: number;
   scanned: number;
   /** Capacity units the engine reported (read and write together); 0 when it reported none. */
@@ -31,6 +49,9 @@ export interface RequestRecord {
 export interface RequestDetail {
   index?: string | undefined;
   keyCondition?: string | undefined;
+  partition?: string | undefined;
+  /** Known before sending (a write names its items); a read's keys come with its outcome. */
+  keys?: TouchedKey[] | undefined;
 }
 
 export interface RequestOutcome {
@@ -38,6 +59,7 @@ export interface RequestOutcome {
   scanned?: number;
   capacity?: number;
   error?: string;
+  keys?: TouchedKey[] | undefined;
 }
 
 export interface MeterSummary {
@@ -79,6 +101,11 @@ export class Meter {
     return new Meter({ records: false });
   }
 
+  /** Whether this meter keeps records: the seam then also collects the keys each request touched. */
+  get detailed(): boolean {
+    return this.kept !== undefined;
+  }
+
   /** Starts a record; call the returned function exactly once when the answer (or error) is in. */
   begin(operation: string, detail: RequestDetail = {}): (outcome: RequestOutcome) => void {
     const wave = this.completedWave + 1;
@@ -91,6 +118,8 @@ export class Meter {
           operation,
           index: detail.index,
           keyCondition: detail.keyCondition,
+          partition: detail.partition,
+          keys: detail.keys,
           items: 0,
           scanned: 0,
           capacity: 0,
@@ -115,6 +144,7 @@ export class Meter {
         record.scanned = scanned;
         record.capacity = capacity;
         record.error = outcome.error;
+        if (outcome.keys) record.keys = outcome.keys;
       }
     };
   }

@@ -23,7 +23,7 @@ import {
 import type { Item, Key } from './types';
 import { Meter, type RequestDetail, type RequestOutcome } from './meter';
 import { backoffMs, sleep } from './backoff';
-import { capacityOf, chunk, dedupeKeys, describeCondition, describeKey } from './describe';
+import { capacityOf, chunk, dedupeKeys, describeCondition, describeKey, partitionOf, touchedKey, touchedKeys } from './describe';
 import { puts, writeInBatches, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals, type WireWriteRequest } from './batch-write';
 import { scanInParallel, type ParallelScanOptions, type ScanTotals } from './parallel-scan';
 import { queryAll, type QueryAllOptions, type QueryAllResult } from './paging';
@@ -102,9 +102,9 @@ export class Table {
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {
     const out = await this.metered(
       'GetItem',
-      { keyCondition: describeKey(input.Key) },
+      { keyCondition: describeKey(input.Key), partition: keyPartition(input.Key) },
       () => this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
-      (o) => ({ items: o.Item ? 1 : 0, capacity: capacityOf(o.ConsumedCapacity) }),
+      (o) => ({ items: o.Item ? 1 : 0, capacity: capacityOf(o.ConsumedCapacity), keys: this.keysOf(o.Item ? [o.Item] : []) }),
     );
     return out.Item;
   }
@@ -113,9 +113,14 @@ export class Table {
   query(input: Omit1<QueryCommandInput>): Promise<QueryCommandOutput> {
     return this.metered(
       'Query',
-      { index: input.IndexName, keyCondition: describeCondition(input) },
+      { index: input.IndexName, keyCondition: describeCondition(input), partition: partitionOf(input) },
       () => this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
-      (o) => ({ items: o.Count ?? 0, scanned: o.ScannedCount ?? o.Count ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
+      (o) => ({
+        items: o.Count ?? 0,
+        scanned: o.ScannedCount ?? o.Count ?? 0,
+        capacity: capacityOf(o.ConsumedCapacity),
+        keys: this.keysOf(o.Items),
+      }),
     );
   }
 
@@ -175,7 +180,11 @@ export class Table {
                   ReturnConsumedCapacity: 'TOTAL',
                 }),
               ),
-            (o) => ({ items: o.Responses?.[this.name]?.length ?? 0, capacity: capacityOf(o.ConsumedCapacity) }),
+            (o) => ({
+              items: o.Responses?.[this.name]?.length ?? 0,
+              capacity: capacityOf(o.ConsumedCapacity),
+              keys: this.keysOf(o.Responses?.[this.name]),
+            }),
           ),
         ),
       );
@@ -192,7 +201,7 @@ export class Table {
     this.guard?.item(input.Item as Item);
     return this.metered(
       'PutItem',
-      { keyCondition: describeKey(input.Item as Key) },
+      { keyCondition: describeKey(input.Item as Key), ...this.writeDetail(input.Item, 'Put') },
       () => this.client.send(new PutCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -202,7 +211,7 @@ export class Table {
     this.guard?.update(input);
     return this.metered(
       'UpdateItem',
-      { keyCondition: describeKey(input.Key) },
+      { keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Update') },
       () => this.client.send(new UpdateCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -211,7 +220,7 @@ export class Table {
   delete(input: Omit1<DeleteCommandInput>): Promise<unknown> {
     return this.metered(
       'DeleteItem',
-      { keyCondition: describeKey(input.Key) },
+      { keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Delete') },
       () => this.client.send(new DeleteCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -230,7 +239,7 @@ export class Table {
     const TransactItems = actions.map((action) => withTableName(action, this.name));
     await this.metered(
       'TransactWriteItems',
-      { keyCondition: `${actions.length} actions` },
+      { keyCondition: `${actions.length} actions`, ...(this.meter.detailed ? { keys: actions.map(actionKey) } : {}) },
       () => this.client.send(new TransactWriteCommand({ TransactItems, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: actions.length, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -273,6 +282,16 @@ export class Table {
     return this.batchWrite(puts(items), options);
   }
 
+  /** The keys of the items a read returned, when the meter keeps records (nothing is collected otherwise). */
+  private keysOf(items: readonly Record<string, unknown>[] | undefined) {
+    return this.meter.detailed ? touchedKeys(items) : undefined;
+  }
+
+  /** A single-item write's partition and, when the meter keeps records, its key. */
+  private writeDetail(key: Record<string, unknown> | undefined, action: 'Put' | 'Update' | 'Delete'): RequestDetail {
+    return { partition: keyPartition(key), ...(this.meter.detailed && key ? { keys: [touchedKey(key, action)] } : {}) };
+  }
+
   private async metered<T>(
     operation: string,
     detail: RequestDetail,
@@ -289,6 +308,18 @@ export class Table {
       throw error;
     }
   }
+}
+
+function keyPartition(key: Record<string, unknown> | undefined): string | undefined {
+  return typeof key?.PK === 'string' ? key.PK : undefined;
+}
+
+/** The key a transaction action names (a Put's item carries its GSI1 keys and type too). */
+function actionKey(action: TransactAction) {
+  if ('Put' in action) return touchedKey(action.Put.Item as Item, 'Put');
+  if ('Update' in action) return touchedKey(action.Update.Key as Item, 'Update');
+  if ('Delete' in action) return touchedKey(action.Delete.Key as Item, 'Delete');
+  return touchedKey(action.ConditionCheck.Key as Item, 'ConditionCheck');
 }
 
 function withTableName(action: TransactAction, tableName: string): TransactItem {

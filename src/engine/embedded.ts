@@ -13,6 +13,7 @@
  * must be signed (carry an Authorization header), as Amazon requires.
  */
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
@@ -89,6 +90,18 @@ export interface Faults {
   clear(): void;
 }
 
+/**
+ * `startEngine`'s refusal when another process holds the LevelDB directory `path` (LevelDB lets one
+ * process open a directory at a time: a second open fails on the directory's LOCK file). The
+ * commands say what to do about it (src/tools/connect.ts).
+ */
+export class DirectoryHeldError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is held by another process (LevelDB's lock)`);
+    this.name = 'DirectoryHeldError';
+  }
+}
+
 /** Requests larger than this are refused with HTTP 413 (dynalite's limit). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
@@ -97,6 +110,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEng
   if (opts.debug !== undefined) setEngineDebug(opts.debug);
   const { host: _host, port: _port, debug: _debug, ttlSweepSeconds: _sweep, ...open } = opts;
   const engine = Engine.open(open);
+  if (open.path !== undefined) await confirmOpened(engine, open.path);
   const wire = new WireRecorder();
   const faults = new FaultRegistry();
   const sweeper = new TtlSweeper((operation, body) => engine.handle(operation, body));
@@ -227,6 +241,41 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     if (size <= MAX_REQUEST_BYTES) chunks.push(chunk as Buffer); // past it: drain, keep nothing
   }
   return size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks);
+}
+
+/**
+ * Waits until LevelDB has opened `path`. It opens in the background, and a failed open otherwise
+ * shows only later, as "Database is closed" on every request. A directory another process holds
+ * is a `DirectoryHeldError`; any other failure names the directory and LevelDB's reason.
+ */
+async function confirmOpened(engine: Engine, path: string): Promise<void> {
+  // A point read, answered once the open has settled either way (a listing's iterator would instead
+  // throw from the failed open as an unhandled stream error). Any table name will do.
+  const probe = await engine.handle('DescribeTable', { TableName: 'engine-open-probe' });
+  if (probe.status === 200 || errorTypeOf(probe.body) === 'ResourceNotFoundException') return;
+  await engine.close().catch(() => undefined);
+  if (await heldByAnotherProcess(path)) throw new DirectoryHeldError(path);
+  throw new Error(
+    `the embedded engine could not open ${path}: ${(probe.body as { message?: string } | undefined)?.message ?? probe.status}`,
+  );
+}
+
+/**
+ * Whether opening `path` fails on LevelDB's lock, asked of the LevelDB binding dynalite itself opens
+ * the directory with (resolved from dynalite's package, so it is the same module). The error says
+ * only "Database is closed"; this open keeps its cause (`LEVEL_LOCKED`).
+ */
+async function heldByAnotherProcess(path: string): Promise<boolean> {
+  const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  const { Level } = requireFromDynalite('level') as { Level: new (path: string) => { open(): Promise<void>; close(): Promise<void> } };
+  const db = new Level(path);
+  try {
+    await db.open();
+    await db.close();
+    return false;
+  } catch (error) {
+    return (error as { cause?: { code?: unknown } }).cause?.code === 'LEVEL_LOCKED';
+  }
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * Loaders over the list patterns (customer by email, orders by status and by SKU, the catalog):
+ * Loaders over the list patterns (customer by email, orders by status and by SKU, the catalog, and
+ * the products `node`/`nodes` ask for, batched into one consistent BatchGetItem):
  * resolvers reach reads only through loaders, never the table. The same list asked for twice in
  * one operation (two aliases with the same arguments) is read once; each key of a batch is its
  * own read (they are different patterns' calls), all sent in one wave.
@@ -11,6 +12,7 @@
 import DataLoader from 'dataloader';
 import type { Table } from '../dynamo/table';
 import {
+  catalogPrices,
   customerByEmail,
   ordersBySku,
   ordersByStatus,
@@ -33,8 +35,13 @@ export interface ListLoaders {
   ordersByStatus: DataLoader<{ status: string } & PageArgs, OrderPage>;
   ordersBySku: DataLoader<{ sku: string } & PageArgs, OrderPage>;
   product: DataLoader<string, ProductRecord | null>;
+  /** Products by SKU for `node`/`nodes`: every SKU of one tick in ONE consistent BatchGetItem (catalogPrices). */
+  catalogProducts: DataLoader<string, ProductRecord | null>;
   products: DataLoader<PageArgs, ProductPage>;
 }
+
+/** SKUs of one tick: a `nodes` call holds at most 100 ids, so its products are one BatchGetItem call. */
+export const CATALOG_BATCH = 100;
 
 /** Lists of one tick: a handful at most in an admitted operation; the cap bounds one batch. */
 export const LIST_BATCH = 25;
@@ -75,6 +82,13 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
       // Exact (ConsistentRead, one GetItem still): the price shown is the price charged (product.ts).
       eachAlone(async (sku: string) => (await product(table, sku, true)) ?? null),
       options('product'),
+    ),
+    catalogProducts: new DataLoader(
+      async (skus: readonly string[]) => {
+        const found = await catalogPrices(table, skus);
+        return skus.map((sku) => found.get(sku) ?? null);
+      },
+      { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },
     ),
     products: new DataLoader(
       eachAlone((args: PageArgs) => products(table, args)),

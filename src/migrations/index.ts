@@ -18,5 +18,13 @@ export function findMigration(nameOrNumber: string, list: readonly Migration[] =
 
 export type { Decision, Migration, Rewrite } from './migration';
 export { defineMigration } from './migration';
-export { runMigration, migrationStatuses, type RunOptions, type RunReport, type MigrationStatus } from './runner';
+export {
+  runMigration,
+  migrationStatuses,
+  migrationNeed,
+  type RunOptions,
+  type RunReport,
+  type MigrationStatus,
+  type MigrationNeed,
+} from './runner';
 export { RateLimiter, limiterFor, unlimited, type Limiter, type Clock } from './rate-limit';

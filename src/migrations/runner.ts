@@ -1,7 +1,9 @@
 /**
  * Runs one migration over the whole table.
  *
- * - Scan: `Table.parallelScan`, `segments` workers (default 4), `pageSize` items a page (default 100).
+ * - Scan: `Table.parallelScan`, `segments` workers (default 4), `pageSize` items a page (default 100),
+ *   with ConsistentRead (twice the read capacity of an eventual Scan, once per run: the price of
+ *   seeing every item written before the run).
  *   Each worker hands a page over and asks for the next only once the page is settled.
  * - Rate: before a page is rewritten the limiter is asked for one token per scanned item, so the
  *   run reads, and writes, at most `--rate` items a second (rate-limit.ts).
@@ -79,10 +81,26 @@ export interface RunReport {
 export interface MigrationStatus {
   name: string;
   description: string;
-  status: 'applied' | 'pending' | 'in progress';
+  /**
+   * `pending`: neither applied nor started (and, when probed, its dry run would rewrite items);
+   * `not needed`: neither applied nor started, and its dry run selects nothing it would rewrite.
+   */
+  status: 'applied' | 'pending' | 'in progress' | 'not needed';
   applied: AppliedRecord | undefined;
   /** For a run in progress: segments done, of how many. */
   progress: { done: number; segments: number } | undefined;
+  /** Only with `probe`, for a migration neither applied nor started: what its dry run found. */
+  need?: MigrationNeed;
+}
+
+/** What a migration's own dry run (`migrationNeed`) says about the table now. */
+export interface MigrationNeed {
+  /** Items it would rewrite (selected and resolvable) among those scanned; > 0 means needed. */
+  wouldUpdate: number;
+  /** The dry run's counts. */
+  counts: MigrationCounts;
+  /** Whether the whole table was scanned (a needed migration's probe stops at the first page that would rewrite). */
+  complete: boolean;
 }
 
 const DEFAULT_SEGMENTS = 4;
@@ -266,13 +284,21 @@ function checkInteger(value: number, name: string, min: number, max: number): nu
   return value;
 }
 
-/** Each migration's state: applied (with its record), in progress (checkpoints) or pending. */
-export async function migrationStatuses(table: Table, list: readonly Migration[]): Promise<MigrationStatus[]> {
+/**
+ * Each migration's state: applied (with its record), in progress (checkpoints) or pending. With
+ * `probe`, a migration neither applied nor started is dry-run (`migrationNeed`, read-only: a full
+ * scan when nothing selects) and is `pending` only when it would rewrite items, else `not needed`.
+ */
+export async function migrationStatuses(
+  table: Table,
+  list: readonly Migration[],
+  options: { probe?: boolean } = {},
+): Promise<MigrationStatus[]> {
   return Promise.all(
     list.map(async (migration): Promise<MigrationStatus> => {
       const state = await migrationState(table, migration.name);
       const inProgress = state.checkpoints.length > 0;
-      return {
+      const status: MigrationStatus = {
         name: migration.name,
         description: migration.description,
         status: state.applied && !inProgress ? 'applied' : inProgress ? 'in progress' : 'pending',
@@ -281,6 +307,31 @@ export async function migrationStatuses(table: Table, list: readonly Migration[]
           ? { done: state.checkpoints.filter((c) => c.done).length, segments: state.checkpoints[0]!.segments }
           : undefined,
       };
+      if (!options.probe || status.status !== 'pending') return status;
+      const need = await migrationNeed(table, migration);
+      return { ...status, status: need.wouldUpdate > 0 ? 'pending' : 'not needed', need };
     }),
   );
+}
+
+/**
+ * Whether `migration` would change anything now: its own dry run (`runMigration` with `dryRun`, the
+ * same selection, preparation and decisions as a real run; nothing written), stopped after the
+ * first page that holds an item it would rewrite. Proving that nothing needs it scans the table.
+ */
+export async function migrationNeed(
+  table: Table,
+  migration: Migration,
+  options: Pick<RunOptions, 'pageSize' | 'segments'> = {},
+): Promise<MigrationNeed> {
+  const found = new AbortController();
+  const report = await runMigration(table, migration, {
+    ...options,
+    dryRun: true,
+    signal: found.signal,
+    onPage: ({ run }) => {
+      if (run.selected - run.unresolved > 0) found.abort();
+    },
+  });
+  return { wouldUpdate: report.run.selected - report.run.unresolved, counts: report.run, complete: report.outcome === 'dry run' };
 }

@@ -15,6 +15,7 @@ import { orderHeaders, ordersBySku } from './sku-index';
 import { catalogPrices, product, products } from './product';
 import { migrationState } from './migration';
 import { collectionPatterns } from './collection';
+import { indexPartitionWindow, partitionWindow } from './partition-view';
 
 export function accessPatterns(): readonly AccessPattern[] {
   return [
@@ -31,5 +32,7 @@ export function accessPatterns(): readonly AccessPattern[] {
     catalogPrices.pattern,
     migrationState.pattern,
     ...collectionPatterns,
+    partitionWindow.pattern,
+    indexPartitionWindow.pattern,
   ];
 }

@@ -28,7 +28,7 @@ export const collectionPatterns: readonly AccessPattern[] = [
   ...plannedPatterns,
   declarePattern('customerProfiles', {
     entity: 'Customer profile',
-    graphql: ['Order.customer', 'Customer.name'],
+    graphql: ['Order.customer', 'Customer.name', 'Query.nodes'],
     index: 'table',
     operation: 'BatchGetItem',
     keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried',

@@ -51,14 +51,25 @@ export interface OrderPage {
   /** One cursor per order; computed on first use, since most selections ask for none. */
   readonly cursors: string[];
   hasNextPage: boolean;
+  /**
+   * Whether the page starts after a cursor (paging forward, `after`): the cursor's own order came
+   * before it. False for a first page, which starts at the list's beginning.
+   */
+  hasPreviousPage: boolean;
 }
 
 /** A page whose cursors are made only if a resolver reads them (`edges`, `pageInfo`). */
-export function orderPage(orders: import('./order').OrderRecord[], hasNextPage: boolean, makeCursors: () => string[]): OrderPage {
+export function orderPage(
+  orders: import('./order').OrderRecord[],
+  hasNextPage: boolean,
+  makeCursors: () => string[],
+  hasPreviousPage = false,
+): OrderPage {
   let cursors: string[] | undefined;
   return {
     orders,
     hasNextPage,
+    hasPreviousPage,
     get cursors() {
       return (cursors ??= makeCursors());
     },

@@ -85,7 +85,7 @@ export function checkCustomerId(value: string, field = 'id'): string {
 export const customerProfile = pattern(
   {
     entity: 'Customer profile',
-    graphql: ['Customer.name', 'Order.customer'],
+    graphql: ['Customer.name', 'Order.customer', 'Query.node'],
     index: 'table',
     operation: 'GetItem',
     keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE',

@@ -18,3 +18,5 @@ export * from './collection';
 export * from './declare';
 export * from './catalog';
 export * from './guards';
+export * from './partition-view';
+export * from './node-id';

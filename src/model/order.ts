@@ -130,7 +130,7 @@ export const ORDER_DETAIL_READ_BOUND = 1 + MAX_LINES;
 export const orderDetail = pattern(
   {
     entity: 'Order header',
-    graphql: ['Query.order', 'Order.lines'],
+    graphql: ['Query.order', 'Query.node(s)', 'Order.lines'],
     index: 'table',
     operation: 'Query',
     keyCondition: 'PK = ORDER#<orderId>',

@@ -94,6 +94,8 @@ export interface ProductPage {
   /** One cursor per product; computed on first use. */
   readonly cursors: string[];
   hasNextPage: boolean;
+  /** Whether the page starts after a cursor (the cursor's product came before it). */
+  hasPreviousPage: boolean;
 }
 
 const CATALOG_SCOPE = 'catalog';
@@ -135,6 +137,7 @@ export const products = pattern(
     return {
       products: taken,
       hasNextPage: items.length > first,
+      hasPreviousPage: start !== undefined,
       get cursors() {
         return (cursors ??= taken.map((p) => encodeCursor(CATALOG_SCOPE, productKeys.key(p.sku))));
       },
@@ -150,18 +153,20 @@ function decodeProductCursor(cursor: string): Key {
 /**
  * catalogPrices: the current products of `skus` (distinct), in ONE BatchGetItem with
  * ConsistentRead (a price just changed is the price read). Returns them by SKU; a SKU with no
- * product is absent. At most 96 SKUs (an order's lines), so one call of ≤ 100 keys.
+ * product is absent. At most 96 SKUs (an order's lines) or 100 (the products of one `nodes`
+ * call, src/loaders/lists.ts), so one call of ≤ 100 keys.
  */
 export const catalogPrices = pattern(
   {
     entity: 'Product',
-    graphql: ['Mutation.placeOrder'],
+    graphql: ['Mutation.placeOrder', 'Query.node(s)'],
     index: 'table',
     operation: 'BatchGetItem',
-    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, the distinct SKUs of one order, ConsistentRead; wave 1 of 2, then the transaction',
+    keyCondition:
+      'PK = CATALOG, SK = PRODUCT#<sku>, ConsistentRead: the distinct SKUs of one order (wave 1 of 2, then the transaction), or the products of one node/nodes wave',
     order: '—',
     bound: (_table, skus) => new Set(skus).size,
-    boundDoc: 'the distinct SKUs (≤ 96 keys: one call)',
+    boundDoc: 'the distinct SKUs (≤ 96 of an order, ≤ 100 of nodes: one call)',
   },
   async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
     const distinct = [...new Set(skus)];

@@ -60,7 +60,12 @@ export const ordersBySku = pattern(
     const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
     const taken = positions.slice(0, first);
     const orders = await orderHeaders(table, taken.map(orderIdOf));
-    return orderPage(orders, positions.length > first, () => taken.map((position) => encodeCursor(scope, { before: position })));
+    return orderPage(
+      orders,
+      positions.length > first,
+      () => taken.map((position) => encodeCursor(scope, { before: position })),
+      after !== undefined,
+    );
   },
 );
 

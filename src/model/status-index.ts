@@ -141,6 +141,7 @@ export const ordersByStatus = pattern(
           return encodeCursor(scope, encodePositions(current));
         });
       },
+      args.after != null,
     );
   },
 );

@@ -1,4 +1,4 @@
-import type { CustomerResolvers, MutationResolvers, QueryResolvers } from './types.generated';
+import type { AddressResolvers, CustomerResolvers, MutationResolvers, QueryResolvers } from './types.generated';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context';
 import { ownCustomerId } from '../auth';
@@ -9,6 +9,7 @@ import {
   putAddress,
   removeAddress,
   updateCustomer,
+  addressNodeId,
   type CustomerRecord,
   type CustomerRef,
 } from '../model';
@@ -59,7 +60,11 @@ export const customerMutations: MutationResolvers = {
     return { id: customer.id, profile: customer };
   },
 
-  putAddress: (_root, { customerId, input }, ctx) => putAddress(ctx.table, customerId, input),
+  // The address as written, with its customer (its id names both): a client's cache updates from it.
+  putAddress: async (_root, { customerId, input }, ctx) => ({
+    ...(await putAddress(ctx.table, customerId, input)),
+    customerId: checkCustomerId(customerId, 'customerId'),
+  }),
 
   removeAddress: (_root, { customerId, label }, ctx) => removeAddress(ctx.table, customerId, label),
 };
@@ -73,9 +78,8 @@ export const Customer: CustomerResolvers = {
 
   // Usually answered from what the parent's look-ahead already read: no batch, no promise.
   addresses: (customer, _args, ctx) =>
-    then(
-      customerView(ctx.loaders, { customerId: customer.id, need: ADDRESSES, proven: true }),
-      (view) => view?.addresses ?? vanished(customer.id),
+    then(customerView(ctx.loaders, { customerId: customer.id, need: ADDRESSES, proven: true }), (view) =>
+      (view?.addresses ?? vanished(customer.id)).map((address) => ({ ...address, customerId: customer.id })),
     ),
 
   orders(customer, args, ctx, info) {
@@ -85,6 +89,10 @@ export const Customer: CustomerResolvers = {
       (view) => view?.pages[0] ?? vanished(customer.id),
     );
   },
+};
+
+export const Address: AddressResolvers = {
+  id: (address) => addressNodeId(address),
 };
 
 const ADDRESSES = { profile: false, addresses: true, windows: [] };

@@ -1,16 +1,20 @@
 import type { Resolvers } from './types.generated';
-import { Customer, customerMutations, customerQueries } from './customer';
+import { Address, Customer, customerMutations, customerQueries } from './customer';
+import { Node, nodeQueries } from './node';
 import { Order, OrderConnection, orderMutations, orderQueries } from './order';
-import { ProductConnection, productMutations, productQueries } from './product';
+import { Product, ProductConnection, productMutations, productQueries } from './product';
 import { DateTime } from './scalars';
 
 /** Every resolver of the schema. Resolvers are thin: check arguments, call a loader or the model. */
 export const resolvers: Resolvers = {
   DateTime,
-  Query: { ...customerQueries, ...orderQueries, ...productQueries },
+  Query: { ...customerQueries, ...orderQueries, ...productQueries, ...nodeQueries },
   Mutation: { ...customerMutations, ...orderMutations, ...productMutations },
   Customer,
+  Address,
   Order,
   OrderConnection,
+  Product,
   ProductConnection,
+  Node,
 };

@@ -4,6 +4,23 @@ import { customerView, primeOrder, provenOrder } from '../loaders';
 import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
 
+/**
+ * A connection's PageInfo. Paging is forward only (first/after): `hasPreviousPage` is true exactly
+ * when the page starts after a cursor. Cursors are made only when one is selected (getters).
+ */
+export function pageInfo(page: { hasNextPage: boolean; hasPreviousPage: boolean; readonly cursors: string[] }) {
+  return {
+    hasNextPage: page.hasNextPage,
+    hasPreviousPage: page.hasPreviousPage,
+    get startCursor() {
+      return page.cursors[0] ?? null;
+    },
+    get endCursor() {
+      return page.cursors.at(-1) ?? null;
+    },
+  };
+}
+
 export const orderQueries: QueryResolvers = {
   // Eventual: an order's detail is written whole once (placeOrder answers it without a read) and
   // only its status moves (updateOrderStatus answers the new one); see the README table.
@@ -58,5 +75,5 @@ export const Order: OrderResolvers = {
 export const OrderConnection: OrderConnectionResolvers = {
   nodes: (page) => page.orders,
   edges: (page) => page.orders.map((node, index) => ({ node, cursor: page.cursors[index] as string })),
-  pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.cursors.at(-1) ?? null }),
+  pageInfo: (page) => pageInfo(page),
 };

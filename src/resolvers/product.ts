@@ -1,5 +1,6 @@
-import type { MutationResolvers, ProductConnectionResolvers, QueryResolvers } from './types.generated';
-import { putProduct } from '../model';
+import type { MutationResolvers, ProductConnectionResolvers, ProductResolvers, QueryResolvers } from './types.generated';
+import { productNodeId, putProduct } from '../model';
+import { pageInfo } from './order';
 
 export const productQueries: QueryResolvers = {
   product: (_root, { sku }, ctx) => ctx.loaders.product.load(sku),
@@ -14,5 +15,9 @@ export const productMutations: MutationResolvers = {
 export const ProductConnection: ProductConnectionResolvers = {
   nodes: (page) => page.products,
   edges: (page) => page.products.map((node, index) => ({ node, cursor: page.cursors[index] as string })),
-  pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.cursors.at(-1) ?? null }),
+  pageInfo: (page) => pageInfo(page),
+};
+
+export const Product: ProductResolvers = {
+  id: (product) => productNodeId(product),
 };

@@ -58,6 +58,18 @@ function ownOrderOrNull(principal: Principal, result: unknown): unknown {
   return order.customerId === ownCustomerId(principal) ? order : null;
 }
 
+/**
+ * A node (Relay) is visible to staff; to anyone else a product, or what is its own: its customer,
+ * its orders, its addresses. Anything else reads as missing: null, as an id that names nothing.
+ */
+function ownNodeOrNull(principal: Principal, result: unknown): unknown {
+  if (!result || principal.kind === 'staff') return result;
+  const node = result as { id?: string; customerId?: string; priceCents?: number };
+  if (node.priceCents !== undefined) return node;
+  // An order or an address names its customer; a customer is its own.
+  return (node.customerId ?? node.id) === ownCustomerId(principal) ? node : null;
+}
+
 const all = (...fields: string[]): Record<string, Rule> => Object.fromEntries(fields.map((field) => [field, reached]));
 
 export const ACCESS: Record<string, Record<string, Rule>> = {
@@ -71,6 +83,9 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
     // The catalog is public to anyone signed in; only staff change it.
     product: signedIn,
     products: signedIn,
+    // Relay: any id, but only what the caller may see; another customer's reads like a missing id.
+    node: { who: 'signed in', filter: ownNodeOrNull },
+    nodes: { who: 'signed in', filter: (principal, result) => (result as unknown[]).map((node) => ownNodeOrNull(principal, node)) },
   },
   Mutation: {
     createCustomer: signedIn,
@@ -99,13 +114,13 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
     putProduct: staff,
   },
   Customer: all('id', 'name', 'email', 'createdAt', 'addresses', 'orders'),
-  Address: all('label', 'street', 'city', 'postalCode', 'country'),
+  Address: all('id', 'label', 'street', 'city', 'postalCode', 'country'),
   Order: all('id', 'placedAt', 'status', 'totalCents', 'customer', 'lines'),
   OrderLine: all('lineNo', 'sku', 'quantity', 'unitPriceCents'),
   OrderConnection: all('nodes', 'edges', 'pageInfo'),
   OrderEdge: all('cursor', 'node'),
-  PageInfo: all('hasNextPage', 'endCursor'),
-  Product: all('sku', 'name', 'priceCents', 'active'),
+  PageInfo: all('hasNextPage', 'endCursor', 'hasPreviousPage', 'startCursor'),
+  Product: all('id', 'sku', 'name', 'priceCents', 'active'),
   ProductConnection: all('nodes', 'edges', 'pageInfo'),
   ProductEdge: all('cursor', 'node'),
 };
@@ -147,7 +162,7 @@ function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): G
     try {
       const result = await resolve(root, args, ctx, info);
       const shown = rule.filter ? rule.filter(principal, result) : result;
-      if (shown === null && rule.filter) hidePlan(ctx);
+      if (rule.filter && (shown === null || (Array.isArray(shown) && shown.includes(null)))) hidePlan(ctx);
       return shown;
     } catch (error) {
       if (error instanceof DomainError && error.code === ErrorCode.NOT_FOUND) hidePlan(ctx);
@@ -159,8 +174,8 @@ function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): G
 /**
  * A result that reads as missing must read as missing everywhere, the request plan included: the
  * plan of a read that found another customer's order would show the items it read. So a
- * non-staff answer that is null by a filter, or NOT_FOUND, carries no plan, whether the thing was
- * missing or someone else's (both look alike).
+ * non-staff answer that is null by a filter (or a filtered list holding a null), or NOT_FOUND,
+ * carries no plan, whether the thing was missing or someone else's (both look alike).
  */
 function hidePlan(ctx: Context): void {
   ctx.explain = false;

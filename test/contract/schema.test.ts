@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { buildSchema as buildSdl, findBreakingChanges, printSchema } from 'graphql';
+import { buildSchema as buildSdl, findBreakingChanges, printSchema, type GraphQLInterfaceType, type GraphQLObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../src/schema';
 
@@ -14,6 +14,25 @@ describe('the GraphQL contract', () => {
   it('has no breaking change against the contract of the brief', () => {
     const brief = buildSdl(readFileSync(new URL('./brief-contract.graphql', import.meta.url), 'utf8'));
     expect(findBreakingChanges(brief, served)).toEqual([]);
+  });
+
+  it("conforms to Relay's specifications: Node, node and nodes, a complete PageInfo", () => {
+    const node = served.getType('Node') as GraphQLInterfaceType;
+    expect(Object.values(node.getFields()).map((field) => `${field.name}: ${String(field.type)}`)).toEqual(['id: ID!']);
+    expect(served.getPossibleTypes(node).map((type) => type.name)).toEqual(['Customer', 'Address', 'Order', 'Product']);
+    const query = served.getQueryType()!.getFields();
+    expect(
+      [query.node, query.nodes].map(
+        (field) => `${field!.name}(${field!.args.map((arg) => `${arg.name}: ${String(arg.type)}`).join(', ')}): ${String(field!.type)}`,
+      ),
+    ).toEqual(['node(id: ID!): Node', 'nodes(ids: [ID!]!): [Node]!']);
+    const pageInfo = (served.getType('PageInfo') as GraphQLObjectType).getFields();
+    expect(Object.values(pageInfo).map((field) => `${field.name}: ${String(field.type)}`)).toEqual([
+      'hasNextPage: Boolean!',
+      'endCursor: String',
+      'hasPreviousPage: Boolean!',
+      'startCursor: String',
+    ]);
   });
 
   it('would notice a breaking change (the check is not vacuous)', () => {

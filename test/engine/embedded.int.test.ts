@@ -302,6 +302,24 @@ describe.skipIf(external)('engine CLI', () => {
     expect(cli.output()).toMatch(/SIGTERM: closing the engine/);
   });
 
+  it('says in one line that a --path another process holds is held, and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engine-held-'));
+    const holder = await startEngine({ path: dir });
+    try {
+      const error = await startCli(['--port', '0', '--path', dir]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).toContain('engine CLI exited (1) before listening');
+      expect(error?.message.trim().split('\n').slice(1)).toEqual([
+        `--path ${dir} is held by another process (LevelDB's lock): stop it, or give another directory`,
+      ]);
+    } finally {
+      await holder.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is faithful to DynamoDB by default, and deterministic with --strong', async () => {
     for (const [args, behaviours] of [
       [

@@ -164,7 +164,8 @@ describe('npm run migrate (the command line)', () => {
 
     expect(JSON.parse(await migrate(stack.engine.endpoint, '--list', '--json'))).toMatchObject([
       { name: '0001-order-lines-by-sku', status: 'pending' },
-      { name: '0002-status-index-shards', status: 'pending' },
+      // The legacy fixtures' summaries already carry sharded keys: 0002's dry run selects nothing.
+      { name: '0002-status-index-shards', status: 'not needed' },
     ]);
     const before = sortItems(await stack.items());
     const dry = JSON.parse(await migrate(stack.engine.endpoint, '0001', '--dry-run', '--json'));

@@ -58,7 +58,7 @@ type Window = { first: number };
 export const plannedPatterns: readonly AccessPattern[] = [
   declarePattern('customerScreen', {
     entity: 'Customer profile',
-    graphql: ['Query.customer', 'Customer.addresses', 'Customer.orders'],
+    graphql: ['Query.customer', 'Query.node(s)', 'Customer.addresses', 'Customer.orders'],
     index: 'table',
     operation: 'Query',
     keyCondition: 'PK = CUSTOMER#<id>',
@@ -68,7 +68,7 @@ export const plannedPatterns: readonly AccessPattern[] = [
   }),
   declarePattern('customerProfileOrders', {
     entity: 'Customer profile',
-    graphql: ['Query.customer', 'Customer.orders'],
+    graphql: ['Query.customer', 'Query.node(s)', 'Customer.orders'],
     index: 'table',
     operation: 'Query',
     keyCondition: `PK = CUSTOMER#<id>, SK <= ${profile.prefix}`,
@@ -78,7 +78,7 @@ export const plannedPatterns: readonly AccessPattern[] = [
   }),
   declarePattern('customerHead', {
     entity: 'Customer profile',
-    graphql: ['Query.customer', 'Customer.addresses'],
+    graphql: ['Query.customer', 'Query.node(s)', 'Customer.addresses'],
     index: 'table',
     operation: 'Query',
     keyCondition: `PK = CUSTOMER#<id>, begins_with(SK, ${collection.head.prefix}) or SK = ${profile.prefix}`,

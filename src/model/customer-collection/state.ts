@@ -106,5 +106,10 @@ export function pageOf(customerId: string, state: CollectionState, window: Order
   const run = state.runs.get(runKey(window)) ?? { orders: [], complete: true };
   const orders = run.orders.slice(0, window.first);
   const scope = cursorScope(customerId, window.month);
-  return orderPage(orders, run.orders.length > window.first, () => orders.map((order) => encodeCursor(scope, orderKeys.summary(order))));
+  return orderPage(
+    orders,
+    run.orders.length > window.first,
+    () => orders.map((order) => encodeCursor(scope, orderKeys.summary(order))),
+    window.start !== undefined,
+  );
 }
