@@ -20,3 +20,4 @@ export * from './catalog';
 export * from './guards';
 export * from './partition-view';
 export * from './node-id';
+export * from './events';
