@@ -1,0 +1,63 @@
+/**
+ * `npm run bench:engine -- gsi-lag [N]`: the GSI lag a client observes on the embedded engine's
+ * default (FAITHFUL) profile: for each of N PutItems, the time from its answer to the first GSI
+ * Query that sees it (polled every millisecond).
+ */
+import { CreateTableCommand, PutItemCommand, QueryCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { startEngine } from '../../src/engine/embedded';
+import { FAITHFUL } from '../../src/engine/profiles';
+import { clientFor } from '../../test/engine/support';
+import { percentile } from './stats';
+
+export async function gsiLag(writes: number): Promise<string> {
+  const engine = await startEngine({ ...FAITHFUL });
+  const client = clientFor(engine.endpoint);
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'lag',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'GSI1',
+            KeySchema: [
+              { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+              { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: 'lag' });
+    const lags: number[] = [];
+    for (let i = 0; i < writes; i++) {
+      const keys = { PK: { S: `p${i}` }, SK: { S: 'x' }, GSI1PK: { S: `g${i}` }, GSI1SK: { S: 'x' } };
+      await client.send(new PutItemCommand({ TableName: 'lag', Item: keys }));
+      const acknowledged = performance.now();
+      for (;;) {
+        const { Count } = await client.send(
+          new QueryCommand({
+            TableName: 'lag',
+            IndexName: 'GSI1',
+            KeyConditionExpression: 'GSI1PK = :g',
+            ExpressionAttributeValues: { ':g': keys.GSI1PK },
+          }),
+        );
+        if (Count) break;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      lags.push(performance.now() - acknowledged);
+    }
+    const ms = (p: number) => percentile(lags, p).toFixed(1);
+    return `GSI lag over ${writes} writes (gsiLagMs ${FAITHFUL.gsiLagMs}): p50 ${ms(0.5)} ms, p99 ${ms(0.99)} ms, max ${ms(1)} ms`;
+  } finally {
+    client.destroy();
+    await engine.close();
+  }
+}
