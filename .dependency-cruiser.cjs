@@ -14,8 +14,8 @@
  * src/tools and src/migrations (operational libraries over model and dynamo, never the GraphQL side).
  * Type-only imports count: a type cycle is still a cycle.
  */
-const APP = '^src/(server|context|plugins|limits|cost|quotas|documents|cors|logger)[.]ts$';
-const ENTRY = '^src/(scripts|cli)/|^src/(main|lambda)[.]ts$';
+const APP = '^src/(server|websocket|context|plugins|limits|cost|quotas|documents|cors|logger)[.]ts$';
+const ENTRY = '^src/(scripts|cli)/|^src/(main|lambda|lambda-relay)[.]ts$';
 
 module.exports = {
   forbidden: [
@@ -46,6 +46,29 @@ module.exports = {
       comment: 'The model imports only itself and src/dynamo (its settings are handed to it, never read from src/config.ts).',
       from: { path: '^src/model/' },
       to: { path: '^src/', pathNot: '^src/(model|dynamo)/' },
+    },
+    {
+      name: 'hub-only-model',
+      comment:
+        'The event hub (src/events/hub.ts, stream.ts, live.ts) imports only itself and the model: the app, the schema, resolvers and the relay import it, never the other way round.',
+      severity: 'error',
+      from: { path: '^src/events/(hub|stream|live)[.]ts$' },
+      to: { path: '^src/', pathNot: ['^src/events/(hub|stream|live)[.]ts$', '^src/model/'] },
+    },
+    {
+      name: 'relay-not-graphql-side',
+      severity: 'error',
+      comment:
+        'The outbox relay (src/events/ but the hub) reads the stream and the table and publishes through a Publisher: never the GraphQL side, the app, the embedded engine, nor the hub itself (Lambda bundles it without them).',
+      from: { path: '^src/events/', pathNot: '^src/events/(hub|stream|live)[.]ts$' },
+      to: { path: ['^src/(resolvers|schema|loaders|engine)/', '^src/events/(hub|stream|live)[.]ts$', APP, ENTRY] },
+    },
+    {
+      name: 'model-not-events',
+      severity: 'error',
+      comment: 'The model knows nothing of the hub or the relay: they consume its events.',
+      from: { path: '^src/model/' },
+      to: { path: '^src/events/' },
     },
     {
       name: 'loaders-not-up',

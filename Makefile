@@ -13,3 +13,10 @@ build-GraphQLFunction:
 		--outfile=$(ARTIFACTS_DIR)/lambda.mjs --minify --keep-names --sourcemap --legal-comments=none --log-level=warning \
 		"--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
 	cp src/schema/*.graphql $(ARTIFACTS_DIR)/
+
+# The outbox relay (src/lambda-relay.ts, on the table's stream): its own bundle, the same way; it
+# serves no GraphQL, so no schema files beside it.
+build-RelayFunction:
+	$(ESBUILD) src/lambda-relay.ts --bundle --platform=node --format=esm --target=node22 \
+		--outfile=$(ARTIFACTS_DIR)/lambda-relay.mjs --minify --keep-names --sourcemap --legal-comments=none --log-level=warning \
+		"--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"

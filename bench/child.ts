@@ -7,6 +7,9 @@
  * - single: the product's own HTTP server (src/server `startServer`), production settings, its
  *           SDK client pointed at the proxy, trusting the dev issuer in BENCH_ISSUER_DIR;
  * - multi:  the multi-table baseline server (multi-table/server.ts), SDK client at the proxy;
+ *   with `hedge: true` in the config, each server hedges its reads (src/dynamo/hedge.ts: the single
+ *   table by `HEDGE=on` through the bootstrap, the baseline with a `Hedger` of the same defaults);
+ *   `hedge-reset` forgets what the hedger learnt, `hedge-stats` returns its counts;
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
  */
 import pino from 'pino';
@@ -20,6 +23,7 @@ import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
 import { startMultiTableServer } from './multi-table/server';
 import { startRawServer, type RawQueryShape } from './raw';
+import { Hedger } from '../src/dynamo/hedge';
 
 const role = process.argv[2] as Role;
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
@@ -28,7 +32,19 @@ const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
   tableName?: string;
   rawQuery?: RawQueryShape;
   ordersShown?: number;
+  hedge?: boolean;
 };
+
+/** The IPC calls of a server's hedger (none when it does not hedge). */
+function hedgerCalls(hedger: Hedger | undefined): Record<string, () => unknown> {
+  return {
+    'hedge-reset': () => {
+      hedger?.reset();
+      return hedger !== undefined;
+    },
+    'hedge-stats': () => hedger?.stats() ?? null,
+  };
+}
 
 /**
  * The product's bootstrap (src/bootstrap.ts) towards the endpoint run.ts gave this child: the same
@@ -41,6 +57,8 @@ function connect(tableName = 'app', issuerDir?: string): Promise<Runtime> {
       TABLE_NAME: tableName,
       AWS_REGION: 'us-east-1',
       STATUS_SHARDS: process.env.STATUS_SHARDS,
+      // Hedged reads as production runs them (HEDGE=on: the default in production), or off.
+      HEDGE: config.hedge ? 'on' : 'off',
       ...(issuerDir === undefined ? {} : { DATA_DIR: issuerDir }),
     }),
   );
@@ -90,7 +108,7 @@ switch (role) {
       port: 0,
       host: '127.0.0.1',
     });
-    serveParent(server.url, {}, async () => {
+    serveParent(server.url, hedgerCalls(runtime.table.hedger), async () => {
       await server.close();
       await runtime.close();
     });
@@ -98,8 +116,9 @@ switch (role) {
   }
   case 'multi': {
     const runtime = await connect();
-    const server = await startMultiTableServer({ doc: runtime.doc });
-    serveParent(server.url, {}, async () => {
+    const hedger = config.hedge ? new Hedger() : undefined;
+    const server = await startMultiTableServer({ doc: runtime.doc, hedger });
+    serveParent(server.url, hedgerCalls(hedger), async () => {
       await server.close();
       await runtime.close();
     });

@@ -47,6 +47,13 @@ export interface SequentialResult {
   tailHitPct: number;
   /** p95 of the sequential latencies, ms. */
   p95Ms: number;
+  /**
+   * Hedged copies per operation (mean): requests whose body repeats an earlier request of the same
+   * operation. Included in `requests`. 0 for a design that does not hedge.
+   */
+  hedges: number;
+  /** Share of operations that sent at least one hedged copy, %. */
+  hedgedOpsPct: number;
 }
 
 export interface LoadResult {
@@ -116,6 +123,7 @@ export async function runSequential<K extends string>(
     asked: boolean;
     tail: boolean;
     operations: string[];
+    hedges: number;
   }
   const state = new Map(
     targets.map((t) => [
@@ -151,15 +159,17 @@ export async function runSequential<K extends string>(
       check(t.key, t.url, answer);
       const records = await processes.proxy.call<ProxyRecord[]>('drain', streamOf(n === targets.length - 1 ? i + 1 : i));
       for (const r of records) {
+        if (r.aborted) continue;
         s.applied.push(r.appliedMs);
         s.hop.push(r.endedAt - r.startedAt - r.appliedMs);
       }
       s.costs.push({
         requests: records.length,
-        waves: countWaves(records),
+        waves: countWaves(logicalRequests(records)),
         itemsRead: sum(records.map((r) => r.scanned)),
         itemsReturned: sum(records.map((r) => r.items)),
-        rcu: sum(records.map((r) => r.capacity)),
+        rcu: capacityUpperBound(records),
+        hedges: records.length - new Set(records.map((r) => r.bodyKey)).size,
         asked: records.every((r) => r.askedCapacity),
         tail: records.some((r) => r.tail),
         operations: [...records]
@@ -204,6 +214,8 @@ export async function runSequential<K extends string>(
       ),
       tailHitPct: round((100 * costs.filter((c) => c.tail).length) / Math.max(1, costs.length), 1),
       p95Ms: round(percentile(sorted, 95)),
+      hedges: round(mean(costs.map((c) => c.hedges)), 4),
+      hedgedOpsPct: round((100 * costs.filter((c) => c.hedges > 0).length) / Math.max(1, costs.length), 1),
     });
   }
   return out;
@@ -301,6 +313,34 @@ function machineBusyMs(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * One operation's requests with each hedged copy merged into its original (same body): sent when the
+ * first was sent, answered when the first of them was. A copy is not a wave of its own, as in the
+ * product's meter.
+ */
+function logicalRequests(records: readonly ProxyRecord[]): Array<Pick<ProxyRecord, 'startedAt' | 'endedAt'>> {
+  const merged = new Map<string, { startedAt: number; endedAt: number }>();
+  for (const r of [...records].sort((a, b) => Number(a.aborted) - Number(b.aborted))) {
+    const seen = merged.get(r.bodyKey);
+    if (!seen) merged.set(r.bodyKey, { startedAt: r.startedAt, endedAt: r.endedAt });
+    else {
+      seen.startedAt = Math.min(seen.startedAt, r.startedAt);
+      if (!r.aborted) seen.endedAt = Math.min(seen.endedAt, r.endedAt);
+    }
+  }
+  return [...merged.values()];
+}
+
+/**
+ * Consumed capacity of one operation's requests, as the product's meter counts a hedged read: an
+ * aborted copy's capacity is unknown, so it counts as its answered twin's (same body): an upper bound.
+ */
+function capacityUpperBound(records: readonly ProxyRecord[]): number {
+  const answered = new Map<string, number>();
+  for (const r of records) if (!r.aborted) answered.set(r.bodyKey, r.capacity);
+  return sum(records.map((r) => (r.aborted ? (answered.get(r.bodyKey) ?? 0) : r.capacity)));
 }
 
 function sum(values: readonly number[]): number {

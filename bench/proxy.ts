@@ -8,7 +8,13 @@
  *   `ScannedCount`, `Item`, `Responses` and `ConsumedCapacity`.
  *
  * The bytes are forwarded unchanged both ways (the SDK checks the engine's `x-amz-crc32`).
+ *
+ * A request the client hangs up on before its answer (the loser of a hedged read, aborted) is
+ * recorded at once as `aborted`, its capacity unknown (0), and is not forwarded if it was still
+ * waiting out its latency. `drain` waits for the requests in flight to be answered or aborted, so
+ * every request is attributed to the operation that sent it.
  */
+import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { latencySampler, type LatencyModel } from './rng';
@@ -36,11 +42,17 @@ export interface ProxyRecord {
   capacity: number;
   /** Whether the request asked for ReturnConsumedCapacity. */
   askedCapacity: boolean;
+  /** The client hung up before the answer (a hedged read's loser): nothing was answered, capacity unknown. */
+  aborted: boolean;
+  /** A digest of the request body: a hedged copy has the same one as its original. */
+  bodyKey: string;
 }
 
 export interface ProxyCounters {
   requests: number;
   errors: number;
+  /** Requests the client hung up on before their answer. */
+  aborted: number;
 }
 
 export interface LatencyProxy {
@@ -48,10 +60,11 @@ export interface LatencyProxy {
   /** Records kept since the last `reset` (only while recording is on). */
   records(): ProxyRecord[];
   /**
-   * The records kept since the last drain or reset, forgotten as they are returned; with `next`,
-   * also starts the next operation as `operation(next)` does (null: back to the shared stream).
+   * The records kept since the last drain or reset, forgotten as they are returned, once every
+   * request in flight is answered or aborted; with `next`, also starts the next operation as
+   * `operation(next)` does (null: back to the shared stream).
    */
-  drain(next?: string | null): ProxyRecord[];
+  drain(next?: string | null): Promise<ProxyRecord[]>;
   /**
    * Starts an operation of a sequential run: forgets the records, and draws the latencies of the
    * requests that follow from a stream seeded with `key` (the shared stream when undefined).
@@ -83,7 +96,8 @@ export async function startLatencyProxy(options: {
   let records: ProxyRecord[] = [];
   let recording = false;
   let seq = 0;
-  const counters: ProxyCounters = { requests: 0, errors: 0 };
+  let inFlight = 0;
+  const counters: ProxyCounters = { requests: 0, errors: 0, aborted: 0 };
 
   const server: Server = createServer(async (req, res) => {
     const body = await readAll(req);
@@ -92,16 +106,41 @@ export async function startLatencyProxy(options: {
     const { ms: delayMs, tail } = (perOperation ?? shared)();
     const mySeq = ++seq;
     counters.requests++;
+    inFlight++;
+    let done = false;
+    const finish = (record: () => Omit<ProxyRecord, 'seq' | 'operation' | 'startedAt' | 'delayMs' | 'tail'>) => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      if (recording) records.push({ seq: mySeq, operation, startedAt, delayMs, tail, ...record() });
+    };
+    res.on('close', () => {
+      if (res.writableFinished || done) return;
+      counters.aborted++;
+      const endedAt = epochNow();
+      finish(() => ({
+        endedAt,
+        appliedMs: endedAt - startedAt,
+        status: 0,
+        ...describe(operation, body, Buffer.alloc(0)),
+        items: 0,
+        scanned: 0,
+        capacity: 0,
+        aborted: true,
+      }));
+    });
     // Node's timers count from the event loop's cached clock, so one can fire a little early:
     // top it up until the drawn latency has really passed (to within a quarter millisecond).
     const deadline = startedAt + delayMs;
-    for (let left = delayMs; left > 0.25; left = deadline - epochNow()) await sleep(left);
+    for (let left = delayMs; left > 0.25 && !done; left = deadline - epochNow()) await sleep(left);
+    if (done) return; // the client gave up while it waited: never forwarded
     const appliedMs = epochNow() - startedAt;
     const headers = { ...req.headers, host: target.host };
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
       async (answer) => {
         const payload = await readAll(answer);
+        if (done) return; // the client hung up meanwhile (recorded as aborted)
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers))
           if (value !== undefined && name !== 'connection' && name !== 'keep-alive') out[name] = value;
@@ -110,22 +149,12 @@ export async function startLatencyProxy(options: {
         const endedAt = epochNow();
         const status = answer.statusCode ?? 502;
         if (status >= 400) counters.errors++;
-        if (recording)
-          records.push({
-            seq: mySeq,
-            operation,
-            startedAt,
-            endedAt,
-            delayMs,
-            appliedMs,
-            tail,
-            status,
-            ...describe(operation, body, payload),
-          });
+        finish(() => ({ endedAt, appliedMs, status, ...describe(operation, body, payload), aborted: false }));
       },
     );
     upstream.on('error', (error) => {
       counters.errors++;
+      finish(() => ({ endedAt: epochNow(), appliedMs, status: 502, ...describe(operation, body, Buffer.alloc(0)), aborted: false }));
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(String(error));
     });
@@ -140,7 +169,8 @@ export async function startLatencyProxy(options: {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     records: () => records,
-    drain(next) {
+    async drain(next) {
+      for (const until = epochNow() + 2_000; inFlight > 0 && epochNow() < until;) await sleep(1);
       const out = records;
       records = [];
       if (next !== undefined) perOperation = next === null ? undefined : latencySampler(options.latency, next);
@@ -170,7 +200,7 @@ function describe(
   operation: string,
   requestBody: Buffer,
   answerBody: Buffer,
-): Pick<ProxyRecord, 'tables' | 'index' | 'items' | 'scanned' | 'capacity' | 'askedCapacity'> {
+): Pick<ProxyRecord, 'tables' | 'index' | 'items' | 'scanned' | 'capacity' | 'askedCapacity' | 'bodyKey'> {
   let input: any = {};
   let output: any = {};
   try {
@@ -205,6 +235,7 @@ function describe(
     scanned: scanned ?? items,
     capacity: capacities.reduce((sum, c) => sum + Number(c?.CapacityUnits ?? 0), 0),
     askedCapacity: input.ReturnConsumedCapacity !== undefined && input.ReturnConsumedCapacity !== 'NONE',
+    bodyKey: createHash('sha1').update(requestBody).digest('base64').slice(0, 12),
   };
 }
 

@@ -4,11 +4,14 @@
  */
 import type { LoadResult, SequentialResult } from './measure';
 import type { RawQueryShape } from './raw';
+import type { HedgeSettings, HedgeStats } from '../src/dynamo/hedge';
+import { fmt, LABEL, ratio } from './format';
+import { hedgingTargets, renderHedging } from './report-hedging';
 
 export type DesignName = 'singleTable' | 'multiTable' | 'raw';
 
 export interface DesignResult {
-  /** DynamoDB requests per operation (mean over the sequential run). */
+  /** DynamoDB requests per operation (mean over the sequential run; in a hedged scenario, hedged copies included). */
   requests: number;
   waves: number;
   itemsRead: number;
@@ -36,6 +39,21 @@ export interface ScenarioResult {
   ratios?: Record<string, Record<string, number | undefined>>;
   /** With --cpu-prof: where each server's CPU went in one extra profiled load run. */
   profiles?: Partial<Record<DesignName, ProfileResult>>;
+  /** A hedged scenario (id and name contain "hedged"): the same operations as `of`, with hedged reads. */
+  hedging?: HedgingResult;
+}
+
+/**
+ * How a hedged scenario was run: the scenario it repeats with hedged reads (measured in the same
+ * interleaved sequential run, on the same latency draws), the hedger's settings (the product's
+ * defaults, for both designs), and each server's hedger counts over the sequential run (its
+ * warm-up included) and over its load run.
+ */
+export interface HedgingResult {
+  of: string;
+  settings: HedgeSettings;
+  sequential: Partial<Record<DesignName, HedgeStats>>;
+  load: Partial<Record<DesignName, HedgeStats>>;
 }
 
 export interface ProfileResult {
@@ -79,20 +97,6 @@ export interface Results {
   };
   scenarios: ScenarioResult[];
   growth: Array<{ orders: number; singleTable?: GrowthPoint; multiTable?: GrowthPoint }>;
-}
-
-const LABEL: Record<DesignName, string> = { singleTable: 'single table', multiTable: 'multi-table', raw: 'raw SDK + node:http' };
-
-function fmt(n: number | undefined, digits = 2): string {
-  if (n === undefined || Number.isNaN(n)) return '—';
-  if (Number.isInteger(n)) return String(n);
-  const text = n.toFixed(digits);
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-}
-
-function ratio(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined || b === undefined || b === 0) return undefined;
-  return Math.round((a / b) * 100) / 100;
 }
 
 function median(values: readonly number[]): number | undefined {
@@ -208,6 +212,7 @@ export function targets(results: Results): Target[] {
       met: last.itemsRead <= first.itemsRead,
     });
   }
+  out.push(...hedgingTargets(results));
   for (const scenario of results.scenarios) {
     if (!scenario.verified)
       out.push({
@@ -274,6 +279,8 @@ export function renderMarkdown(results: Results): string {
     );
   }
   lines.push('');
+
+  lines.push(...renderHedging(results));
 
   if (results.growth.length > 0) {
     lines.push('## Growth: the customer screen as a customer\u2019s orders grow', '');

@@ -12,7 +12,6 @@ import { writeFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { cpus, loadavg, totalmem, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
@@ -23,9 +22,11 @@ import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, writeAll, type DataSet } from './data';
 import { createMultiTables } from './multi-table/tables';
 import { post, round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
-import { renderMarkdown, scenarioRatios, type DesignName, type Results, type ScenarioResult } from './report';
+import { renderMarkdown, scenarioRatios, type DesignName, type HedgingResult, type Results, type ScenarioResult } from './report';
+import { DEFAULT_HEDGE_SETTINGS, type HedgeStats } from '../src/dynamo/hedge';
 import { body, ORDERS_SHOWN, QUERIES, scenarios, type Scenario } from './scenarios';
 import type { RawQueryShape } from './raw';
+import { verify, type Target } from './verify';
 import { formatSummary, summariseProfile, type CpuProfile } from './profile';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -50,32 +51,6 @@ async function probeProductQuery(
     shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) },
     explain: parsed.extensions?.dynamodb,
   };
-}
-
-async function verify(
-  scenario: Scenario,
-  urls: Record<DesignName, string>,
-  headersOf: Record<DesignName, Record<string, string>>,
-): Promise<{ verified: boolean; problems: string[] }> {
-  const problems: string[] = [];
-  const samples = Math.min(5, scenario.bodies.length);
-  for (let i = 0; i < samples; i++) {
-    const answers = new Map<DesignName, unknown>();
-    for (const design of scenario.designs) {
-      const answer = await post(urls[design], scenario.bodies[i] as string, headersOf[design]);
-      const parsed = JSON.parse(answer.text) as { data?: unknown; errors?: unknown };
-      if (parsed.errors) problems.push(`${design} errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`);
-      answers.set(design, parsed.data);
-    }
-    const reference = scenario.expected ? scenario.expected(i) : answers.get('singleTable');
-    for (const [design, data] of answers) {
-      if (!isDeepStrictEqual(data, reference))
-        problems.push(
-          `${design} answer #${i} differs from ${scenario.expected ? 'the loaded data' : 'the single table\u2019s'}: ${JSON.stringify(data).slice(0, 200)}`,
-        );
-    }
-  }
-  return { verified: problems.length === 0, problems };
 }
 
 async function main() {
@@ -156,16 +131,39 @@ async function main() {
     log(
       `servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`,
     );
+    const selected = scenarios(data, config);
+    // The same two servers with hedged reads (src/dynamo/hedge.ts, its defaults), for the scenarios measured both ways.
+    const hedgedServers: Partial<Record<DesignName, ChildHandle>> = {};
+    if (selected.some((scenario) => scenario.hedged)) {
+      hedgedServers.singleTable = await spawn('single', { env: { ...childConfig({ hedge: true }), BENCH_ISSUER_DIR: issuerDir } });
+      hedgedServers.multiTable = await spawn('multi', { env: childConfig({ hedge: true }) });
+      log(`hedged servers: single-table ${hedgedServers.singleTable.endpoint}, multi-table ${hedgedServers.multiTable.endpoint}`);
+    }
+    const targetsOf = (scenario: Scenario): Target[] => [
+      ...scenario.designs.map((design) => ({
+        key: design,
+        design,
+        hedged: false,
+        url: urls[design],
+        headers: headersOf[design],
+        server: servers[design],
+      })),
+      ...(scenario.hedged
+        ? (['singleTable', 'multiTable'] as const).map((design) => {
+            const server = hedgedServers[design] as ChildHandle;
+            return { key: `${design}+hedged`, design, hedged: true, url: server.endpoint, headers: headersOf[design], server };
+          })
+        : []),
+    ];
 
     // ---- warm-up: every server, every scenario, under load, before anything is measured -------
-    const selected = scenarios(data, config);
     for (const scenario of selected) {
-      for (const design of scenario.designs)
+      for (const target of targetsOf(scenario))
         await runLoad(
-          urls[design],
+          target.url,
           scenario.bodies,
-          { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0, headers: headersOf[design] },
-          servers[design],
+          { connections: config.connections, durationSec: config.warmupSec, warmupSec: 0, headers: target.headers },
+          target.server,
           processes,
         );
       // (the per-scenario sequential warm-up below finishes the job)
@@ -175,38 +173,51 @@ async function main() {
     // ---- scenarios ----------------------------------------------------------------------------
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
-      const check = await verify(scenario, urls, headersOf);
+      const targets = targetsOf(scenario);
+      const hedged = targets.filter((target) => target.hedged);
+      const check = await verify(scenario, targets);
       if (!check.verified) for (const problem of check.problems) console.warn(`  ! ${scenario.id}: ${problem}`);
       const designs: ScenarioResult['designs'] = {};
+      // Each hedger starts the sequential run as a new process does (no latencies: the warm-up operations
+      // teach it), rather than with the latencies of the load runs before, which queueing inflates.
+      const hedgeStats = async (): Promise<Record<string, HedgeStats>> =>
+        Object.fromEntries(await Promise.all(hedged.map(async (t) => [t.design, await t.server.call<HedgeStats>('hedge-stats')] as const)));
+      await Promise.all(hedged.map((target) => target.server.call('hedge-reset')));
       const sequential = await runSequential(
-        scenario.designs.map((design) => ({ key: design, url: urls[design], headers: headersOf[design] })),
+        targets.map((target) => ({ key: target.key, url: target.url, headers: target.headers })),
         scenario.bodies,
         { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id },
         processes,
       );
-      for (const design of scenario.designs) {
-        const s = sequential.get(design) as SequentialResult;
+      const sequentialHedges = await hedgeStats();
+      for (const target of targets) {
+        const s = sequential.get(target.key) as SequentialResult;
         log(
-          `${scenario.id.padEnd(13)} ${design.padEnd(11)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`,
+          `${scenario.id.padEnd(13)} ${target.key.padEnd(18)} requests ${s.requests} waves ${s.waves} items ${s.itemsRead} RCU ${s.rcu} p50 ${s.p50Ms} ms p95 ${s.p95Ms} ms p99 ${s.p99Ms} ms (per DynamoDB request: injected p50 ${s.injectedP50Ms} ms, engine + hop p50 ${s.engineHopP50Ms} ms)`,
         );
       }
       // Throughput: the designs take turns, round after round, so a burst of outside load hits them alike.
-      const rounds = new Map<DesignName, LoadResult[]>(scenario.designs.map((d) => [d, []]));
+      // The hedged servers take the last round only, to keep the benchmark under 3 minutes, after a reset (as a new
+      // process) and a warm-up run as long as the measured one (a server's first load run is slower: JIT, heap).
+      const rounds = new Map<string, LoadResult[]>(targets.map((t) => [t.key, []]));
       for (let round = 0; round < config.rounds; round++) {
-        for (const design of scenario.designs) {
+        for (const target of targets) {
+          if (target.hedged && round < config.rounds - 1) continue;
+          if (target.hedged) await target.server.call('hedge-reset');
           const load = await runLoad(
-            urls[design],
+            target.url,
             scenario.bodies,
-            { ...config, warmupSec: 0, headers: headersOf[design] },
-            servers[design],
+            { ...config, warmupSec: target.hedged ? config.durationSec : 0, headers: target.headers },
+            target.server,
             processes,
           );
-          rounds.get(design)?.push(load);
+          rounds.get(target.key)?.push(load);
           log(
-            `${scenario.id.padEnd(13)} ${design.padEnd(11)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, other processes ${load.otherCpuPct ?? '?'}% CPU`,
+            `${scenario.id.padEnd(13)} ${target.key.padEnd(18)} round ${round + 1}: ${load.rps} req/s, server CPU ${load.cpuMsPerOp.server} ms/op, DynamoDB ${load.dynamoRequestsPerOp} req/op, other processes ${load.otherCpuPct ?? '?'}% CPU`,
           );
         }
       }
+      const loadHedges = await hedgeStats();
       // --cpu-prof: one more run per design with the server's CPU profiled (kept out of the numbers).
       const profiles: ScenarioResult['profiles'] = {};
       if (config.cpuProf) {
@@ -234,21 +245,42 @@ async function main() {
           );
         }
       }
-      for (const design of scenario.designs) {
-        const runs = rounds.get(design) ?? [];
+      const hedgedDesigns: ScenarioResult['designs'] = {};
+      for (const target of targets) {
+        const runs = rounds.get(target.key) ?? [];
         const best = [...runs].sort((a, b) => b.rps - a.rps)[0] as LoadResult;
-        designs[design] = summarise(sequential.get(design) as SequentialResult, best, runs);
+        (target.hedged ? hedgedDesigns : designs)[target.design] = summarise(sequential.get(target.key) as SequentialResult, best, runs);
       }
+      // verify() names the server first: `multiTable+hedged answer #0 differs …`.
+      const problemsOf = (hedgedRun: boolean) => check.problems.filter((problem) => /^\w+\+hedged /.test(problem) === hedgedRun);
       results.push({
         id: scenario.id,
         name: scenario.name,
         query: scenario.query,
-        verified: check.verified,
-        problems: check.problems,
+        verified: problemsOf(false).length === 0,
+        problems: problemsOf(false),
         designs,
         ratios: scenarioRatios(designs),
         ...(config.cpuProf ? { profiles } : {}),
       });
+      if (scenario.hedged) {
+        const hedging: HedgingResult = {
+          of: scenario.id,
+          settings: { ...DEFAULT_HEDGE_SETTINGS },
+          sequential: sequentialHedges,
+          load: loadHedges,
+        };
+        results.push({
+          id: scenario.hedged.id,
+          name: scenario.hedged.name,
+          query: scenario.query,
+          verified: problemsOf(true).length === 0,
+          problems: problemsOf(true),
+          designs: hedgedDesigns,
+          ratios: scenarioRatios(hedgedDesigns),
+          hedging,
+        });
+      }
     }
 
     // ---- growth -------------------------------------------------------------------------------

@@ -26,6 +26,11 @@ export interface Scenario {
   designs: DesignName[];
   /** Expected `data` for a body, when the data set tells it (else designs are compared to each other). */
   expected?: (index: number) => unknown;
+  /**
+   * Also measured with hedged reads (src/dynamo/hedge.ts) on the single table and the baseline, in
+   * the same interleaved sequential run, and reported as a scenario of its own (`id`, `name`).
+   */
+  hedged?: { id: string; name: string };
 }
 
 export const body = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
@@ -54,6 +59,7 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       bodies: customers.map((c) => body(QUERIES.customer, { id: c.customer.id })),
       designs: ['singleTable', 'multiTable', 'raw'],
       expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
+      hedged: { id: 'customer-hedged', name: 'customer screen, hedged reads' },
     },
     {
       id: 'customer-10k',
@@ -69,6 +75,7 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       query: QUERIES.order,
       bodies: orders.map((o) => body(QUERIES.order, { id: o.id })),
       designs: ['singleTable', 'multiTable'],
+      hedged: { id: 'order-hedged', name: 'order detail with its customer, hedged reads' },
     },
     {
       id: 'status',
@@ -78,5 +85,7 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       designs: ['singleTable', 'multiTable'],
     },
   ];
-  return config.only.length === 0 ? list : list.filter((s) => config.only.some((word) => s.id.includes(word)));
+  return config.only.length === 0
+    ? list
+    : list.filter((s) => config.only.some((word) => s.id.includes(word) || (s.hedged?.id.includes(word) ?? false)));
 }

@@ -17,6 +17,7 @@ import { createDocumentClient } from './dynamo/client';
 import { ensureTable, type EnsureResult } from './dynamo/definition';
 import { isResourceNotFound } from './dynamo/errors';
 import { Table } from './dynamo/table';
+import { Hedger } from './dynamo/hedge';
 import type { EmbeddedEngine, EngineOptions } from './engine/embedded';
 import { createLogger } from './logger';
 import { configureModel } from './model/settings';
@@ -119,7 +120,9 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     await close();
     throw error;
   }
-  return { config, doc, table: new Table(config.tableName, doc), engine, endpoint, where, ensured, close };
+  // One hedger per process (its latency windows and budget), shared by every operation's table.
+  const hedger = config.hedging.enabled ? new Hedger(config.hedging.settings) : undefined;
+  return { config, doc, table: new Table(config.tableName, doc, { hedger }), engine, endpoint, where, ensured, close };
 }
 
 async function tableExists(doc: DynamoDBDocumentClient, tableName: string): Promise<boolean> {
@@ -149,6 +152,7 @@ export function serverSettings(config: Config): Omit<ServerOptions, 'table' | 'a
     corsOrigins: config.corsOrigins,
     quotas: config.quotas,
     stopGracePeriodMillis: config.shutdownGraceMillis,
+    subscriptions: config.subscriptions,
     ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
   };
 }

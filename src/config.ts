@@ -17,7 +17,9 @@
 import type { AuthConfig } from './auth';
 import { devKeyFile } from './auth/dev-issuer';
 import { quotaOverrides, type QuotaSettings } from './limits';
+import { subscriptionOverrides, type SubscriptionSettings } from './events/live';
 import { checkShardCount, DEFAULT_MODEL_SETTINGS, type ModelSettings } from './model/settings';
+import type { HedgeSettings } from './dynamo/hedge';
 
 export type { AuthConfig } from './auth';
 
@@ -51,9 +53,49 @@ export interface Config {
   readonly awsCredentialsInEnvironment: boolean;
   /** How long shutdown waits for requests in flight before closing their connections (`SHUTDOWN_GRACE_MS`). */
   readonly shutdownGraceMillis: number;
+  /** Live updates' limits (src/events/live.ts): `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`. */
+  readonly subscriptions: Partial<SubscriptionSettings>;
+  /** The outbox relay (src/events/relay.ts): `RELAY`, `EVENT_BUS_NAME`, `EVENT_SOURCE`, `RELAY_POLL_MS`, `RELAY_MAX_ATTEMPTS`. */
+  readonly relay: RelayConfig;
+  /** Hedged reads (src/dynamo/hedge.ts): `HEDGE`, `HEDGE_BUDGET`, `HEDGE_PERCENTILE`, `HEDGE_FLOOR_MS`. */
+  readonly hedging: HedgingConfig;
 }
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Hedged reads' settings (README, "Hedged reads"). */
+export interface HedgingConfig {
+  /**
+   * `HEDGE`: `on` (`1`, `true`) or `off` (`0`, `false`). Unset: on in production; off in development
+   * and under Vitest, so tests' wire-counted request budgets stay exact (a test that wants hedging
+   * asks for it).
+   */
+  readonly enabled: boolean;
+  /** `HEDGE_BUDGET` (share of requests, 0..1), `HEDGE_PERCENTILE`, `HEDGE_FLOOR_MS`; unset: the defaults of src/dynamo/hedge.ts. */
+  readonly settings: Partial<HedgeSettings>;
+}
+
+/** The outbox relay's settings (README, "Events"). */
+export interface RelayConfig {
+  /**
+   * `RELAY`: whether `npm start` runs the relay in-process, feeding its subscriptions. `default`
+   * (unset): in development yes, in production no (there the relay is its own Lambda or `npm run
+   * relay`); `on` (`1`, `true`) or `off` (`0`, `false`) decide it.
+   */
+  readonly inProcess: 'default' | 'on' | 'off';
+  /** `EVENT_BUS_NAME`: publish to this Amazon EventBridge bus (Lambda, or `npm run relay`); unset: locally. */
+  readonly eventBusName: string | undefined;
+  /** `EVENT_SOURCE`: the EventBridge `Source` of every event; default `single-table-graphql`. */
+  readonly eventSource: string;
+  /** `RELAY_POLL_MS`: how long the local relay waits after a poll that found nothing new; default 200 (Amazon allows 5 GetRecords a second a shard). */
+  readonly pollMillis: number;
+  /** `RELAY_MAX_ATTEMPTS`: publish attempts of one record before it goes to the dead letters; default 5. */
+  readonly maxAttempts: number;
+}
+
+/**
+ * `options.auth: false` is for processes that verify no token (the relay: `npm run relay` and its
+ * Lambda, src/lambda-relay.ts): production then does not require the identity provider's settings.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth?: boolean } = {}): Config {
   const production = env.NODE_ENV === 'production';
   const auth: AuthConfig = {
     jwksUrl: env.AUTH_JWKS_URL || undefined,
@@ -64,7 +106,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staffGroup: env.AUTH_STAFF_GROUP || 'staff',
     devKeyFile: devKeyFile(env.DATA_DIR || undefined),
   };
-  if (production && (!auth.jwksUrl || !auth.issuer || !auth.audience)) {
+  if (options.auth !== false && production && (!auth.jwksUrl || !auth.issuer || !auth.audience)) {
     throw new Error('production needs AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE: refusing to start without a way to verify tokens');
   }
   if (auth.jwksUrl && (!auth.issuer || !auth.audience)) throw new Error('AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE');
@@ -95,6 +137,53 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineDebug: Boolean(env.ENGINE_DEBUG),
     awsCredentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE),
     shutdownGraceMillis: parseMillis('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 5_000),
+    subscriptions: subscriptionOverrides(env),
+    relay: readRelayConfig(env),
+    hedging: readHedgingConfig(env, production),
+  };
+}
+
+function readHedgingConfig(env: NodeJS.ProcessEnv, production: boolean): HedgingConfig {
+  const text = (env.HEDGE ?? '').toLowerCase();
+  let enabled: boolean;
+  if (text === '') enabled = production && !env.VITEST;
+  else if (['on', '1', 'true'].includes(text)) enabled = true;
+  else if (['off', '0', 'false'].includes(text)) enabled = false;
+  else throw new Error(`HEDGE must be on or off, got ${env.HEDGE}`);
+  const settings: Partial<HedgeSettings> = {};
+  const number = (name: string, value: string | undefined, check: (n: number) => boolean, what: string): number | undefined => {
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n) || !check(n)) throw new Error(`${name} must be ${what}, got ${value}`);
+    return n;
+  };
+  const budget = number('HEDGE_BUDGET', env.HEDGE_BUDGET, (n) => n >= 0 && n <= 1, 'a share of requests 0..1 (0.05 is 5%)');
+  const percentile = number('HEDGE_PERCENTILE', env.HEDGE_PERCENTILE, (n) => n >= 50 && n < 100, 'a percentile 50..99.9');
+  const floorMs = number('HEDGE_FLOOR_MS', env.HEDGE_FLOOR_MS, (n) => n >= 0, 'a number of milliseconds ≥ 0');
+  if (budget !== undefined) settings.budget = budget;
+  if (percentile !== undefined) settings.percentile = percentile;
+  if (floorMs !== undefined) settings.floorMs = floorMs;
+  return { enabled, settings };
+}
+
+function relaySwitch(value: string | undefined): RelayConfig['inProcess'] {
+  const text = (value ?? '').toLowerCase();
+  if (text === '') return 'default';
+  if (['on', '1', 'true'].includes(text)) return 'on';
+  if (['off', '0', 'false'].includes(text)) return 'off';
+  throw new Error(`RELAY must be on or off, got ${value}`);
+}
+
+function readRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {
+  const attempts = Number(env.RELAY_MAX_ATTEMPTS || 5);
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new Error(`RELAY_MAX_ATTEMPTS must be an integer ≥ 1, got ${env.RELAY_MAX_ATTEMPTS}`);
+  return {
+    inProcess: relaySwitch(env.RELAY),
+    eventBusName: env.EVENT_BUS_NAME || undefined,
+    eventSource: env.EVENT_SOURCE || 'single-table-graphql',
+    pollMillis: parseMillis('RELAY_POLL_MS', env.RELAY_POLL_MS, 200),
+    maxAttempts: attempts,
   };
 }
 

@@ -18,8 +18,8 @@
  * what its own reads can reach, and a list multiplies what is below it by its size. It is computed
  * against the operation's coerced variables, once the operation is known and before it runs.
  *
- * `admission` (below) runs, in this order, before anything executes: subscriptions refused (the
- * schema has none), variables coerced (a bad one is BAD_USER_INPUT, HTTP 400), at most
+ * `admission` (below) runs, in this order, before anything executes: subscriptions refused (over
+ * HTTP; they are served over WebSocket, src/websocket.ts), variables coerced (a bad one is BAD_USER_INPUT, HTTP 400), at most
  * `maxMutationFields` root mutation fields, cost at most `maxCost`, then the caller's read and
  * write quotas (HTTP 429, RATE_LIMITED, Retry-After). A refused operation makes no DynamoDB request.
  */
@@ -80,7 +80,7 @@ export function admission(options: AdmissionOptions): ApolloServerPlugin<Context
           if (!operation) return; // Apollo reports the missing or ambiguous operation itself
           if (operation.operation === 'subscription') {
             throw refusal(
-              'Subscriptions are not supported: this schema has no Subscription type; send a query or a mutation',
+              'Subscriptions are not served over HTTP: subscribe over WebSocket (graphql-ws) at /graphql',
               'GRAPHQL_VALIDATION_FAILED',
             );
           }
@@ -183,7 +183,7 @@ export interface QuotaSettings {
  * Defaults: 60,000 read units a minute is six operations at `maxCost` in a burst (a bucket must
  * hold more than `maxCost`, or an admitted operation could never run), or ~1,500 customer screens
  * (38 units each) a minute: no person needs more, a scraper is held to ~1,000 items a second.
- * 1,000 items written a minute is ten full 96-line orders, or ~160 two-line ones.
+ * 1,000 items written a minute is ten full 95-line orders, or ~140 two-line ones.
  */
 export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPerMinute: 1_000 };
 

@@ -4,19 +4,28 @@
  * leaves; none of them changes what is executed.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  parse,
+  type FragmentDefinitionNode,
+  type GraphQLFormattedError,
+  type SelectionSetNode,
+} from 'graphql';
 import { unauthenticated } from './context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import type { Context } from './context';
 import { isDomainError } from './model/errors';
+import { LIMITS } from './limits';
 import { entityOf } from './model/entities';
 
 export const GENERIC_MESSAGE = 'Internal server error';
 
 /**
  * One JSON log line per operation (request id, operation name, duration, DynamoDB requests, waves,
- * items, capacity), and each internal error logged in full, once, with its request id.
+ * items, capacity, hedged reads), and each internal error logged in full, once, with its request id.
  */
 export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
   return {
@@ -45,6 +54,10 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
                 items: summary.items,
                 read: summary.read,
                 capacity: summary.capacity,
+                // Hedged reads (src/dynamo/hedge.ts): copies sent (included in `requests`, and in `capacity` as
+                // their winners' capacity, an upper bound) and how many of them answered first.
+                hedges: summary.hedges,
+                hedgesWon: summary.hedgesWon,
               },
               // What it was admitted with (src/cost.ts): `reads` bounds `dynamodb.read`.
               ...(contextValue.cost
@@ -112,9 +125,19 @@ export function explainPlan(): ApolloServerPlugin<Context> {
                 wave: r.wave,
                 ms: Math.round((r.endedAt - r.startedAt) * 100) / 100,
                 ...(r.error ? { error: r.error } : {}),
+                // A hedged read (src/dynamo/hedge.ts) is 2 requests on the wire; `winner` answered first and the other
+                // was aborted, so `consumedCapacity` counts the winner's twice: an upper bound, the loser's being unknown.
+                hedged: r.hedge !== undefined,
+                ...(r.hedge ? { hedge: { winner: r.hedge.winner, requests: 2, consumedCapacity: 'upper bound' } } : {}),
               })),
               waves: summary.waves,
-              totals: { requests: summary.requests, items: summary.items, scanned: summary.scanned, consumedCapacity: summary.capacity },
+              totals: {
+                requests: summary.requests,
+                items: summary.items,
+                scanned: summary.scanned,
+                consumedCapacity: summary.capacity,
+                hedges: summary.hedges,
+              },
             },
             // What the operation was admitted with (src/cost.ts): `reads` bounds `totals.scanned` of the reads.
             ...(contextValue.cost
@@ -177,4 +200,59 @@ function selectsData(selectionSet: SelectionSetNode, fragments: Map<string, Frag
     seen.add(fragment.name.value);
     return selectsData(fragment.selectionSet, fragments, seen);
   });
+}
+
+/** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
+export function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isDomainError(original)) {
+    return {
+      ...formatted,
+      message: original.message,
+      extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
+    };
+  }
+  return formatted;
+}
+
+/**
+ * Subscriptions travel over WebSocket only (src/websocket.ts); over HTTP (here and on Lambda) a
+ * subscription operation is refused before anything executes: HTTP 400, `GRAPHQL_VALIDATION_FAILED`,
+ * with a message that says where to subscribe instead. As in src/documents.ts, the request runs
+ * as `{ __typename }` until its operation is resolved, then the refusal is thrown (through every
+ * plugin: the log line, no-store). Placed after `persistedDocuments`, which resolves a hash to its text.
+ */
+export function subscriptionsOverWebSocket(where: 'server' | 'lambda'): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart({ request }) {
+      const refused = selectsSubscription(request.query, request.operationName) ? subscriptionRefusal(where) : undefined;
+      if (refused) {
+        request.query = '{ __typename }';
+        request.operationName = undefined;
+        request.variables = {};
+      }
+      return {
+        async didResolveOperation() {
+          if (refused) throw refused;
+        },
+      };
+    },
+  };
+}
+
+function selectsSubscription(query: string | undefined, operationName: string | undefined): boolean {
+  if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return false;
+  try {
+    return getOperationAST(parse(query, { maxTokens: LIMITS.maxTokens }), operationName)?.operation === 'subscription';
+  } catch {
+    return false; // Apollo reports the syntax error itself
+  }
+}
+
+function subscriptionRefusal(where: 'server' | 'lambda'): GraphQLError {
+  const message =
+    where === 'lambda'
+      ? 'Subscriptions are not supported by this deployment: AWS Lambda behind an API Gateway HTTP API has no WebSocket. Consume the order events from the EventBridge bus, or subscribe on the long-running server (npm start)'
+      : 'Subscriptions are not supported over HTTP: subscribe over WebSocket at this same URL (ws:// or wss://, the graphql-transport-ws protocol of graphql-ws)';
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
 }

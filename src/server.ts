@@ -6,21 +6,31 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { GraphQLFormattedError } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from './schema';
 import { requestContext, type Context } from './context';
 import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';
-import { isDomainError } from './model/errors';
 import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './limits';
-import { explainPlan, GENERIC_MESSAGE, logOperations, maskInternalErrors, noStore, requireSignIn } from './plugins';
+import {
+  explainPlan,
+  formatDomainError,
+  GENERIC_MESSAGE,
+  logOperations,
+  maskInternalErrors,
+  noStore,
+  requireSignIn,
+  subscriptionsOverWebSocket,
+} from './plugins';
 import { persistedDocuments, type TrustedDocuments } from './documents';
 import { applyCors, originMatcher, type OriginCheck } from './cors';
 import { serveExplorer } from './explorer/serve';
+import { EventHub } from './events/hub';
+import type { SubscriptionSettings } from './events/live';
+import { attachLiveServer } from './websocket';
 
 export interface ServerOptions {
   table: Table;
@@ -42,6 +52,10 @@ export interface ServerOptions {
   trustedDocuments?: TrustedDocuments;
   /** On close, how long requests in flight may take before their connections are closed (default 5 s). */
   stopGracePeriodMillis?: number;
+  /** The event hub live subscriptions hear (src/events/hub.ts); a new one when absent. The relay publishes into it. */
+  hub?: EventHub;
+  /** Live updates' limits (src/events/live.ts), over `SUBSCRIPTION_DEFAULTS`. */
+  subscriptions?: Partial<SubscriptionSettings>;
 }
 
 const DEFAULT_GRACE_MILLIS = 5_000;
@@ -50,6 +64,8 @@ export interface RunningServer {
   url: string;
   port: number;
   http: Server;
+  /** The hub the server's subscriptions hear: the relay (or a test) publishes the outbox's events into it. */
+  hub: EventHub;
   close(): Promise<void>;
 }
 
@@ -60,10 +76,15 @@ export interface RunningServer {
  * landing page is off in every mode: in development the HTTP server answers a browser's GET with
  * the offline explorer instead (src/explorer, before Apollo sees the request).
  */
-export function createApollo(options: ServerOptions, transportPlugins: ApolloServerPlugin<Context>[] = []): ApolloServer<Context> {
+export function createApollo(
+  options: ServerOptions,
+  transportPlugins: ApolloServerPlugin<Context>[] = [],
+  where: 'server' | 'lambda' = 'server',
+  schema: GraphQLSchema = buildSchema(),
+): ApolloServer<Context> {
   const protection = armor(options.production);
   return new ApolloServer<Context>({
-    schema: buildSchema(),
+    schema,
     introspection: !options.production || options.introspectionInProduction === true,
     includeStacktraceInErrorResponses: !options.production,
     hideSchemaDetailsFromClientErrors: options.production,
@@ -77,6 +98,8 @@ export function createApollo(options: ServerOptions, transportPlugins: ApolloSer
     plugins: [
       ...transportPlugins,
       persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
+      // Subscriptions run over WebSocket only (src/websocket.ts): over HTTP they are refused, saying where to go.
+      subscriptionsOverWebSocket(where),
       // Without a landing-page plugin Apollo would add its CDN-loaded Sandbox in development.
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
@@ -90,19 +113,6 @@ export function createApollo(options: ServerOptions, transportPlugins: ApolloSer
       noStore(),
     ],
   });
-}
-
-/** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
-function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  if (isDomainError(original)) {
-    return {
-      ...formatted,
-      message: original.message,
-      extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
-    };
-  }
-  return formatted;
 }
 
 /** Starts Apollo and the HTTP server; resolves once it listens. */
@@ -128,11 +138,35 @@ export async function startServer(options: ServerOptions & { port: number; host:
       else res.destroy();
     });
   });
-  // Apollo's drain plugin: on stop, idle connections close at once, busy ones once answered, and
-  // after the grace period every connection is destroyed, so one hung request cannot hold shutdown.
-  const apollo = createApollo(options, [
-    ApolloServerPluginDrainHttpServer({ httpServer: http, stopGracePeriodMillis: options.stopGracePeriodMillis ?? DEFAULT_GRACE_MILLIS }),
-  ]);
+  const schema = buildSchema();
+  const grace = options.stopGracePeriodMillis ?? DEFAULT_GRACE_MILLIS;
+  const hub =
+    options.hub ??
+    new EventHub({ onListenerError: (err, event) => options.logger.error({ err, eventId: event.eventId }, 'listener failed') });
+  // Live updates: graphql-ws on upgrades of /graphql (src/websocket.ts), with HTTP's admission rules.
+  const live = attachLiveServer({
+    http,
+    schema,
+    hub,
+    table: options.table,
+    authenticate: options.authenticate,
+    logger: options.logger,
+    production: options.production,
+    cors,
+    validationRules: armor(options.production).validationRules,
+    settings: options.subscriptions,
+    trustedDocuments: options.trustedDocuments,
+    graceMillis: grace,
+  });
+  // On stop, first the websockets close with 1001 (before the HTTP drain ends their raw sockets);
+  // then Apollo's drain plugin: idle connections close at once, busy ones once answered, and after
+  // the grace period every connection is destroyed, so one hung request cannot hold shutdown.
+  const apollo = createApollo(
+    options,
+    [live.plugin, ApolloServerPluginDrainHttpServer({ httpServer: http, stopGracePeriodMillis: grace })],
+    'server',
+    schema,
+  );
   await apollo.start();
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -144,6 +178,7 @@ export async function startServer(options: ServerOptions & { port: number; host:
     url: `http://${shownHost === '0.0.0.0' ? 'localhost' : shownHost}:${port}/graphql`,
     port,
     http,
+    hub,
     /**
      * Graceful: stops accepting, lets in-flight requests finish (at most the grace period), then
      * stops Apollo. Idempotent: every caller waits for the same stop.

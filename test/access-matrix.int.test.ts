@@ -140,24 +140,27 @@ const MATRIX: Record<string, Row> = {
     expect: { anonymous: U, newcomer: ['ok', 1], customerA: ['CONFLICT', 1], customerB: ['CONFLICT', 1], staff: ['ok', 1] },
   },
   'Mutation.updateCustomer': {
-    operation: `mutation($id: ID!) { updateCustomer(id: $id, input: { name: "Renamed" }) { id name } }`,
-    variables: async () => ({ id: world.a }),
-    expect: { anonymous: U, newcomer: F, customerA: ['ok', 1], customerB: F, staff: ['ok', 1] },
+    operation: `mutation($id: ID!, $name: String!) { updateCustomer(id: $id, input: { name: $name }) { id name } }`,
+    variables: async () => ({ id: world.a, name: fresh('Renamed') }),
+    // The profile read (its event sequence), then the profile and its CustomerUpdated event in one transaction.
+    expect: { anonymous: U, newcomer: F, customerA: ['ok', 2], customerB: F, staff: ['ok', 2] },
   },
   'Mutation.putAddress': {
     operation: `mutation($id: ID!, $input: AddressInput!) { putAddress(customerId: $id, input: $input) { label } }`,
     variables: async () => ({ id: (await createCustomer()).id, input: address('home') }),
-    expect: { anonymous: U, newcomer: F, customerA: F, customerB: F, staff: ['ok', 1] },
+    // The profile read (labels, event sequence), then one transaction with the AddressPut event.
+    expect: { anonymous: U, newcomer: F, customerA: F, customerB: F, staff: ['ok', 2] },
   },
   'Mutation.removeAddress': {
     operation: `mutation($id: ID!) { removeAddress(customerId: $id, label: "nowhere") }`,
     variables: async () => ({ id: world.a }),
+    // No such label: the profile read tells, and nothing is written (no event).
     expect: { anonymous: U, newcomer: F, customerA: ['ok', 1], customerB: F, staff: ['ok', 1] },
   },
   'Mutation.placeOrder': {
     operation: `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id totalCents } }`,
     variables: async () => ({ input: { customerId: world.a, idempotencyKey: fresh('k'), lines: [{ sku: world.sku, quantity: 2 }] } }),
-    // The catalog read, then the one transaction.
+    // The catalog read (with the customer's profile: its event sequence), then the one transaction.
     expect: { anonymous: U, newcomer: F, customerA: ['ok', 2], customerB: F, staff: ['ok', 2] },
   },
   'Mutation.updateOrderStatus': {
@@ -169,6 +172,7 @@ const MATRIX: Record<string, Row> = {
   'Mutation.putProduct': {
     operation: `mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`,
     variables: async () => ({ input: { sku: fresh('SKU').toUpperCase(), name: 'Lamp', priceCents: 1999, active: true } }),
+    // A new SKU: one transaction (the product and its ProductPut event).
     expect: staffOnly(1),
   },
 };

@@ -23,12 +23,23 @@ describe('the access policy', () => {
   });
 
   it('gives every root field a rule of its own, never "reached"', () => {
-    for (const type of ['Query', 'Mutation']) {
+    for (const type of ['Query', 'Mutation', 'Subscription']) {
       for (const [field, rule] of Object.entries(ACCESS[type]!)) expect({ field, who: rule.who }).not.toEqual({ field, who: 'reached' });
     }
   });
 
   it('refuses to build resolvers for a root field without a rule', () => {
     expect(() => withAccess({ Query: { secrets: () => 'all of them' } })).toThrow('Query.secrets has no access rule');
+    expect(() => withAccess({ Subscription: { secrets: { subscribe: () => undefined } } })).toThrow(
+      'Subscription.secrets has no access rule',
+    );
+  });
+
+  it('guards subscriptions: their subscribe is wrapped, their resolve kept', () => {
+    const resolve = () => 'event';
+    const subscribe = () => undefined;
+    const wrapped = withAccess({ Subscription: { myOrderEvents: { subscribe, resolve } } }) as any;
+    expect(wrapped.Subscription.myOrderEvents.resolve).toBe(resolve);
+    expect(wrapped.Subscription.myOrderEvents.subscribe).not.toBe(subscribe);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The product catalog (`PK = CATALOG`, `SK = PRODUCT#<sku>`) and placeOrder priced from it, on the
- * wire: putProduct is one PutItem, product one GetItem, a page of products one Query; placeOrder is
- * one consistent BatchGetItem of the order's SKUs, then one TransactWriteItems (2 requests, 2
- * waves). The client never sends a price; an unknown or inactive SKU writes nothing.
+ * wire: putProduct is one TransactWriteItems with its ProductPut event (two when the SKU exists:
+ * the first, assuming a new product, is cancelled and returns the stored one), product one GetItem,
+ * a page of products one Query; placeOrder is one consistent BatchGetItem of the order's SKUs and
+ * the customer's profile, then one TransactWriteItems (2 requests, 2 waves). The client never sends a price; an unknown or inactive SKU writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, startStack, type Stack } from './support/stack';
@@ -51,11 +52,12 @@ async function expectUnchanged(code: string, mutate: () => Promise<any>) {
 }
 
 describe('putProduct, product', () => {
-  it('creates a product with one PutItem, reads it with one GetItem, and replaces it in place', async () => {
+  it('creates a product with one TransactWriteItems, reads it with one GetItem, and replaces it in place', async () => {
     const input = { sku: sku('MUG'), name: '  Single-table mug ', priceCents: 1250, active: true };
     const put = await stack.measure(PUT, { input });
     expect(dataOf(put.response).putProduct).toEqual({ ...input, name: 'Single-table mug' });
-    expect(operations(put.wire)).toEqual(['PutItem']);
+    expect(operations(put.wire)).toEqual(['TransactWriteItems']);
+    expect(put.wire[0]!.body.TransactItems).toHaveLength(2); // the product and its ProductPut event
     expect((await stack.items()).filter((item) => item.SK === `PRODUCT#${input.sku}`)).toEqual([
       {
         PK: 'CATALOG',
@@ -65,6 +67,7 @@ describe('putProduct, product', () => {
         name: 'Single-table mug',
         priceCents: 1250,
         active: true,
+        eventSeq: 1,
       },
     ]);
 
@@ -73,9 +76,13 @@ describe('putProduct, product', () => {
     expect(dataOf(got.response).product).toEqual({ ...input, name: 'Single-table mug' });
 
     const replaced = { ...input, name: 'Mug', priceCents: 1399, active: false };
-    expect(dataOf(await stack.gql(PUT, { input: replaced })).putProduct).toEqual(replaced);
+    const again = await stack.measure(PUT, { input: replaced });
+    expect(dataOf(again.response).putProduct).toEqual(replaced);
+    expect(operations(again.wire)).toEqual(['TransactWriteItems', 'TransactWriteItems']);
     expect(dataOf(await stack.gql(GET, { sku: input.sku })).product).toEqual(replaced);
-    expect((await stack.items()).filter((item) => item.SK === `PRODUCT#${input.sku}`)).toHaveLength(1);
+    expect((await stack.items()).filter((item) => item.SK === `PRODUCT#${input.sku}`)).toEqual([
+      expect.objectContaining({ name: 'Mug', priceCents: 1399, active: false, eventSeq: 2 }),
+    ]);
   });
 
   it('answers null for a SKU with no product', async () => {
@@ -179,7 +186,7 @@ describe('products', () => {
 });
 
 describe('placeOrder priced by the catalog', () => {
-  it('charges the catalog prices, reading the distinct SKUs in one consistent BatchGetItem, then one transaction: 2 requests, 2 waves', async () => {
+  it('charges the catalog prices, reading the distinct SKUs (and the profile) in one consistent BatchGetItem, then one transaction: 2 requests, 2 waves', async () => {
     const customerId = await createCustomer();
     const [a, b] = [sku('PRICED'), sku('PRICED')];
     await loadProducts(stack, [
@@ -206,6 +213,7 @@ describe('placeOrder priced by the catalog', () => {
     expect(measured.wire[0]!.body.RequestItems.app).toMatchObject({
       ConsistentRead: true,
       Keys: [
+        { PK: { S: `CUSTOMER#${customerId}` }, SK: { S: 'PROFILE' } },
         { PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${a}` } },
         { PK: { S: 'CATALOG' }, SK: { S: `PRODUCT#${b}` } },
       ],

@@ -10,7 +10,17 @@ import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@a
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
-import { addressToItem, itemSize, MAX_ITEM_BYTES, customerToItem, summaryToItem, type OrderRecord } from '../src/model';
+import {
+  addressToItem,
+  customerToItem,
+  eventToItem,
+  itemSize,
+  MAX_ITEM_BYTES,
+  outboxEvent,
+  summaryToItem,
+  SYSTEM_ACTOR,
+  type OrderRecord,
+} from '../src/model';
 import { diagnose, doctor, expectedTableFacts, renderReport, type DoctorReport, type Issue } from '../src/tools/doctor';
 import { seed, type SeedResult } from '../src/tools/seed';
 import { seededCustomerAt } from '../src/tools/seed-data';
@@ -146,6 +156,20 @@ describe('Table doctor', () => {
       ],
     });
     expect(report.summary.exitCode).toBe(1);
+  });
+
+  it('accepts an outbox event with its TTL, and warns of one without it: it would never be deleted', async () => {
+    const draft = { eventType: 'ProductPut', aggregateType: 'Product', aggregateId: 'DOC-1', payload: {} } as const;
+    const event = eventToItem(outboxEvent(draft, 1, SYSTEM_ACTOR));
+    const forever: Item = { ...eventToItem(outboxEvent(draft, 2, SYSTEM_ACTOR)), [TTL_ATTRIBUTE]: undefined };
+    await inject(event, forever);
+    const report = await doctor(stack);
+    expect(report.issues.find((i) => i.code === 'TTL_ON_NON_EXPIRING')).toBeUndefined();
+    const examples = [
+      { entity: 'Outbox event', key: { PK: 'EVENT#Product#DOC-1', SK: 'SEQ#0000000002' }, detail: `${TTL_ATTRIBUTE} = null` },
+    ];
+    expect(issue(report, 'TTL_MISSING')).toMatchObject({ level: 'warning', count: 1, examples });
+    expect(report.summary).toEqual({ errors: 0, warnings: 1, exitCode: 0 });
   });
 
   it('reports an order summary without its GSI1 keys as an error: ordersByStatus would never list it', async () => {

@@ -8,7 +8,7 @@ import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
 import { startServer, type RunningServer } from '../src/server';
-import { newId, putProduct, STATUS_SHARDS } from '../src/model';
+import { newId, putProduct, STATUS_SHARDS, SYSTEM_ACTOR } from '../src/model';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';
 import { gqlAt, startServerProcess, type ServerProcess } from './support/processes';
@@ -29,7 +29,7 @@ async function stockCatalog(table: Table) {
     ['A-1', 500],
     ['B-2', 250],
   ] as const)
-    await putProduct(table, { sku, name: sku, priceCents, active: true });
+    await putProduct(table, { sku, name: sku, priceCents, active: true }, SYSTEM_ACTOR);
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -111,7 +111,7 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
     expect(dataOf(await stack.gql(BY_EMAIL, { email: `${local}@example.com` })).customerByEmail.id).toBe(created.id);
   });
 
-  it('treats a change to another spelling of the same email as a display change: one UpdateItem, the keys stay', async () => {
+  it('treats a change to another spelling of the same email as a display change: the profile and its event, the keys stay', async () => {
     const local = `ate.${tag()}`;
     const id = await createCustomer(`k${local}@example.com`);
     const measured = await stack.measure(
@@ -119,7 +119,11 @@ describe('emails are canonical (NFKC, then lower-case) wherever they stand in a 
       { id, email: `\u212A${local}@example.com` },
     );
     expect(dataOf(measured.response).updateCustomer.email).toBe(`K${local}@example.com`);
-    expect(operations(measured.wire)).toEqual(['GetItem', 'UpdateItem']);
+    expect(operations(measured.wire)).toEqual(['GetItem', 'TransactWriteItems']);
+    // The profile's Update and the CustomerUpdated event: no guard moves, no GSI1 key changes.
+    const actions = measured.wire[1]!.body.TransactItems as Array<Record<string, { UpdateExpression?: string }>>;
+    expect(actions.map((action) => Object.keys(action)[0])).toEqual(['Update', 'Put']);
+    expect(String(actions[0]!.Update!.UpdateExpression)).not.toContain('GSI1PK');
     const guards = (await stack.items()).filter((item) => item.SK === 'EMAIL' && item.customerId === id);
     expect(guards.map((guard) => guard.PK)).toEqual([`EMAIL#k${local}@example.com`]);
   });

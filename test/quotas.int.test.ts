@@ -60,12 +60,12 @@ describe('quotas per principal', () => {
     const writer = await staffAs('writer-a');
     const first = await stack.measure(createThree(), undefined, writer);
     expect(Object.keys(dataOf(first.response))).toHaveLength(3);
-    expect(first.response.extensions?.cost?.writes).toBe(6); // 3 × (profile + email guard)
+    expect(first.response.extensions?.cost?.writes).toBe(9); // 3 × (profile + email guard + its CustomerCreated event)
     const before = (await stack.items()).length;
     const refused = await stack.measure(createThree(), undefined, writer);
     expectRateLimited(refused.response, 'write');
     expect(refused.response.errors![0]!.message).toMatch(
-      /^Write quota exceeded: this operation needs 6 items written of 10 a minute; retry in \d+ s$/,
+      /^Write quota exceeded: this operation needs 9 items written of 10 a minute; retry in \d+ s$/,
     );
     expect(refused.wire).toEqual([]);
     expect((await stack.items()).length).toBe(before);

@@ -77,7 +77,12 @@ function resourcesOf(type: string): [string, Resource][] {
 const tables = resourcesOf('AWS::DynamoDB::Table');
 const [tableId, table] = tables[0] ?? ['', { Type: '', Properties: {} }];
 const functions = resourcesOf('AWS::Serverless::Function');
-const [functionId, fn] = functions[0] ?? ['', { Type: '', Properties: {} }];
+const [functionId, fn] = functions.find(([, resource]) => resource.Properties.Handler === 'lambda.handler') ?? [
+  '',
+  { Type: '', Properties: {} },
+];
+/** The outbox relay on the table's stream (test/template-relay.test.ts checks it). */
+const [relayId] = functions.find(([, resource]) => resource.Properties.Handler === 'lambda-relay.handler') ?? [''];
 const expected = tableDefinition('app');
 
 const byName = <T extends { AttributeName?: string | undefined }>(list: readonly T[] = []) =>
@@ -114,11 +119,18 @@ describe('the table in template.yaml is the table table:create makes', () => {
     expect(table.Properties.LocalSecondaryIndexes).toBeUndefined();
     expect(expected.LocalSecondaryIndexes).toBeUndefined();
   });
+
+  it('streams every change with its old and new images, as table:create enables it', () => {
+    expect(expected.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    // CloudFormation's StreamSpecification has only the view type: declaring it enables the stream.
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: expected.StreamSpecification?.StreamViewType });
+  });
 });
 
 describe('the function in template.yaml', () => {
   it('is one Node.js function whose handler is the bundle the Makefile builds', () => {
-    expect(functions.map(([id]) => id)).toEqual([functionId]);
+    // The GraphQL function, and the outbox relay (checked in test/template-relay.test.ts).
+    expect(functions.map(([id]) => id).sort()).toEqual([functionId, relayId].sort());
     expect(['nodejs20.x', 'nodejs22.x']).toContain(fn.Properties.Runtime);
     expect(fn.Properties.Handler).toBe('lambda.handler');
     expect(fn.Metadata).toEqual({ BuildMethod: 'makefile' });
@@ -234,9 +246,11 @@ describe('the HTTP API in template.yaml: tokens at the edge, the same issuer as 
 
   it('protects every route with that authorizer: no event opts out', () => {
     const name = Object.keys(authorizers())[0];
-    const events = functions.flatMap(([, resource]) =>
-      Object.values((resource.Properties.Events ?? {}) as Record<string, { Type: string; Properties: Record<string, any> }>),
-    );
+    const events = functions
+      .filter(([id]) => id !== relayId)
+      .flatMap(([, resource]) =>
+        Object.values((resource.Properties.Events ?? {}) as Record<string, { Type: string; Properties: Record<string, any> }>),
+      );
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {
       expect(event.Type).toBe('HttpApi');

@@ -22,7 +22,7 @@ afterAll(async () => {
 const { createCustomer, placeOrder, expectRefused, itemsUnder } = writeHelpers(() => stack);
 
 describe('placeOrder', () => {
-  it('reads the catalog prices, then writes summary, header, lines and idempotency record in one TransactWriteItems, with the total computed here', async () => {
+  it('reads the catalog prices and the profile, then writes summary, header, lines, idempotency record, sequence and event in one TransactWriteItems, with the total computed here', async () => {
     const customer = await createCustomer('Buyer');
     const placedAt = '2026-09-15T10:30:00Z';
     const { response, wire } = await stack.measure(PLACE, {
@@ -58,8 +58,13 @@ describe('placeOrder', () => {
     expect(record.orderId).toBe(order.id);
     expect(record.expiresAt).toBeGreaterThan(now + 23 * 3600);
     expect(record.expiresAt).toBeLessThan(now + 25 * 3600);
-    // Only the idempotency record carries the TTL attribute.
-    expect(all.filter((i) => 'expiresAt' in i).every((i) => String(i.PK).startsWith('IDEMPOTENCY#'))).toBe(true);
+    // Only idempotency records and outbox events carry the TTL attribute.
+    expect(all.filter((i) => 'expiresAt' in i).every((i) => /^(IDEMPOTENCY|EVENT)#/.test(String(i.PK)))).toBe(true);
+    expect(all.find((i) => i.PK === `EVENT#Customer#${customer.id}` && i.SK === 'SEQ#0000000002')).toMatchObject({
+      eventType: 'OrderPlaced',
+      payload: { orderId: order.id, status: 'PENDING', totalCents: 3399, lineCount: 2, placedAt: '2026-09-15T10:30:00.000Z' },
+    });
+    expect(wire[1]!.body.TransactItems).toHaveLength(5 + 2);
   });
 
   it('returns the same order for the same key and payload, and writes nothing new', async () => {
@@ -122,9 +127,9 @@ describe('placeOrder', () => {
     const order = dataOf(response).placeOrder;
     expect(order.totalCents).toBe(MAX_LINES * 100);
     expect(order.lines).toHaveLength(MAX_LINES);
-    // 96 distinct SKUs are still one BatchGetItem (≤ 100 keys).
+    // 95 distinct SKUs and the profile are still one BatchGetItem (≤ 100 keys).
     expect(operations(wire)).toEqual(['BatchGetItem', 'TransactWriteItems']);
-    expect(wire[0]!.body.RequestItems.app.Keys).toHaveLength(MAX_LINES);
+    expect(wire[0]!.body.RequestItems.app.Keys).toHaveLength(MAX_LINES + 1);
     expect(wire[1]!.body.TransactItems).toHaveLength(100);
   });
 
@@ -152,12 +157,11 @@ describe('placeOrder', () => {
     const before = await stack.items();
     const response = await mutate();
     expectError(response, 'BAD_USER_INPUT');
-    // The only new items are those of the customer the case created.
+    // The only new items are those of the customer the case created: profile, email guard, CustomerCreated.
     const after = await stack.items();
-    expect(after.filter((i) => !String(i.PK).startsWith('CUSTOMER#') && !String(i.PK).startsWith('EMAIL#'))).toEqual(
-      before.filter((i) => !String(i.PK).startsWith('CUSTOMER#') && !String(i.PK).startsWith('EMAIL#')),
-    );
-    expect(after.length - before.length).toBe(2);
+    const others = (items: typeof after) => items.filter((i) => !/^(CUSTOMER|EMAIL|EVENT#Customer)#/.test(String(i.PK)));
+    expect(others(after)).toEqual(others(before));
+    expect(after.length - before.length).toBe(3);
   });
 
   it('refuses a malformed customer id before any request', async () => {

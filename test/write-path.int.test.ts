@@ -21,7 +21,7 @@ afterAll(async () => {
 const { createCustomer, expectRefused, itemsUnder } = writeHelpers(() => stack);
 
 describe('createCustomer', () => {
-  it('writes the profile and the email guard in one TransactWriteItems and answers from what it wrote', async () => {
+  it('writes the profile, the email guard and the CustomerCreated event in one TransactWriteItems and answers from what it wrote', async () => {
     const email = freshEmail('Ana.Create');
     const { response, wire } = await stack.measure(
       `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { ${CUSTOMER_FIELDS} addresses { label } orders(first: 5) { nodes { id } pageInfo { hasNextPage endCursor } } } }`,
@@ -29,7 +29,7 @@ describe('createCustomer', () => {
     );
     const created = dataOf(response).createCustomer;
     expect(operations(wire)).toEqual(['TransactWriteItems']);
-    expect(wire[0]!.body.TransactItems).toHaveLength(2);
+    expect(wire[0]!.body.TransactItems).toHaveLength(3);
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
       name: 'Ana García',
@@ -75,11 +75,12 @@ describe('createCustomer', () => {
 });
 
 describe('updateCustomer', () => {
-  it('renames with one conditional UpdateItem', async () => {
+  it('renames with a consistent read of the profile (its event sequence), then one transaction with its event', async () => {
     const customer = await createCustomer('Old Name');
     const { response, wire } = await stack.measure(UPDATE, { id: customer.id, input: { name: 'New Name' } });
     expect(dataOf(response).updateCustomer).toEqual({ ...customer, name: 'New Name' });
-    expect(operations(wire)).toEqual(['UpdateItem']);
+    expect(operations(wire)).toEqual(['GetItem', 'TransactWriteItems']);
+    expect(wire[1]!.body.TransactItems).toHaveLength(2);
   });
 
   it('moves the email guard and the GSI1 key in the same transaction as the profile', async () => {

@@ -3,11 +3,14 @@
  * competent team would on four tables: every request asks for ReturnConsumedCapacity, keys of one
  * tick are batched (BatchGetItem, 100 keys a call, UnprocessedKeys retried), lists are read with a
  * bounded `Limit` on an index, and pages follow `LastEvaluatedKey` only when DynamoDB cut one short.
+ * With a `Hedger` (the hedged runs of the benchmark), every read is hedged by the product's own
+ * mechanism (src/dynamo/hedge.ts), each BatchGetItem call on its own, exactly as the product's Table does.
  */
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INDEX, TABLES } from './tables';
+import type { Hedger } from '../../src/dynamo/hedge';
 
 export interface CustomerRow {
   id: string;
@@ -56,14 +59,25 @@ const BATCH_GET_LIMIT = 100;
 const FIRST_MAX = 100;
 
 export class MultiTableStore {
-  constructor(private readonly doc: DynamoDBDocumentClient) {}
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly hedger?: Hedger,
+  ) {}
+
+  /** One read request, hedged when the server has a hedger (each copy with its own abort signal). */
+  private async read<T>(operation: 'GetItem' | 'Query' | 'BatchGetItem', send: (options?: { abortSignal: AbortSignal }) => Promise<T>) {
+    if (!this.hedger) return send();
+    return (await this.hedger.run(operation, (abortSignal) => send({ abortSignal }))).value;
+  }
 
   /** Items by id: one GetItem for one key, else BatchGetItem calls sent together. */
   async getByIds<T>(table: string, ids: readonly string[]): Promise<Map<string, T>> {
     const found = new Map<string, T>();
     if (ids.length === 0) return found;
     if (ids.length === 1) {
-      const { Item } = await this.doc.send(new GetCommand({ TableName: table, Key: { id: ids[0] }, ReturnConsumedCapacity: 'TOTAL' }));
+      const { Item } = await this.read('GetItem', (o) =>
+        this.doc.send(new GetCommand({ TableName: table, Key: { id: ids[0] }, ReturnConsumedCapacity: 'TOTAL' }), o),
+      );
       if (Item) found.set(String(Item.id), Item as T);
       return found;
     }
@@ -74,7 +88,11 @@ export class MultiTableStore {
       const calls: Array<Array<{ id: string }>> = [];
       for (let i = 0; i < pending.length; i += BATCH_GET_LIMIT) calls.push(pending.slice(i, i + BATCH_GET_LIMIT));
       const answers = await Promise.all(
-        calls.map((Keys) => this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys } }, ReturnConsumedCapacity: 'TOTAL' }))),
+        calls.map((Keys) =>
+          this.read('BatchGetItem', (o) =>
+            this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys } }, ReturnConsumedCapacity: 'TOTAL' }), o),
+          ),
+        ),
       );
       pending = [];
       for (const answer of answers) {
@@ -90,7 +108,9 @@ export class MultiTableStore {
     const items: T[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }));
+      const page = await this.read('Query', (o) =>
+        this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }), o),
+      );
       items.push(...((page.Items ?? []) as T[]));
       start = page.LastEvaluatedKey;
     } while (start);
@@ -106,14 +126,17 @@ export class MultiTableStore {
     let start = input.ExclusiveStartKey;
     const limit = first + 1;
     do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          ...input,
-          ScanIndexForward: false,
-          Limit: limit - items.length,
-          ExclusiveStartKey: start,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
+      const page = await this.read('Query', (o) =>
+        this.doc.send(
+          new QueryCommand({
+            ...input,
+            ScanIndexForward: false,
+            Limit: limit - items.length,
+            ExclusiveStartKey: start,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          o,
+        ),
       );
       items.push(...((page.Items ?? []) as OrderRow[]));
       start = page.LastEvaluatedKey;
@@ -138,15 +161,18 @@ export class MultiTableStore {
   }
 
   async customerByEmail(email: string): Promise<CustomerRow | undefined> {
-    const { Items = [] } = await this.doc.send(
-      new QueryCommand({
-        TableName: TABLES.customers,
-        IndexName: INDEX.byEmail,
-        KeyConditionExpression: 'emailLower = :e',
-        ExpressionAttributeValues: { ':e': email.trim().toLowerCase() },
-        Limit: 1,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
+    const { Items = [] } = await this.read('Query', (o) =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: TABLES.customers,
+          IndexName: INDEX.byEmail,
+          KeyConditionExpression: 'emailLower = :e',
+          ExpressionAttributeValues: { ':e': email.trim().toLowerCase() },
+          Limit: 1,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        o,
+      ),
     );
     return Items[0] as CustomerRow | undefined;
   }

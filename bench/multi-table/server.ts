@@ -29,6 +29,7 @@ import {
 } from 'graphql';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { typeDefs } from '../../src/schema';
+import type { Hedger } from '../../src/dynamo/hedge';
 import {
   createMultiLoaders,
   MultiTableStore,
@@ -139,10 +140,12 @@ export interface MultiTableServer {
 
 export async function startMultiTableServer(options: {
   doc: DynamoDBDocumentClient;
+  /** Hedges every read through the product's mechanism (src/dynamo/hedge.ts); default none. */
+  hedger?: Hedger | undefined;
   port?: number;
   host?: string;
 }): Promise<MultiTableServer> {
-  const store = new MultiTableStore(options.doc);
+  const store = new MultiTableStore(options.doc, options.hedger);
   const apollo = new ApolloServer<Ctx>({
     schema: makeExecutableSchema({ typeDefs: typeDefs(), resolvers }),
     introspection: false,

@@ -8,9 +8,12 @@
  * or `CREATE_TABLE=1` that the table exists. Either failure, and a `DATA_DIR` another process
  * holds, ends the process with one line saying what to do (exit 1), not a stack.
  *
+ * In development (or with `RELAY=on`) it also runs the outbox relay in-process, feeding the
+ * server's subscriptions (src/events/local.ts; `RELAY=off` turns it off).
+ *
  * SIGINT or SIGTERM (once, src/tools/cli.ts): stop accepting, let requests in flight finish (at
- * most `SHUTDOWN_GRACE_MS`, then their connections are closed), stop Apollo, destroy the client,
- * close the engine, exit 0. A second signal exits at once.
+ * most `SHUTDOWN_GRACE_MS`, then their connections are closed), stop Apollo, stop the relay,
+ * destroy the client, close the engine, exit 0. A second signal exits at once.
  */
 import { authenticatorFor } from '../auth';
 import { devClaims, openDevIssuer } from '../auth/dev-issuer';
@@ -20,6 +23,8 @@ import { startEngine } from '../engine/embedded';
 import { FAITHFUL } from '../engine/profiles';
 import { customerByEmail } from '../model';
 import { startServer } from '../server';
+import { startRelay } from '../events/local';
+import { hubPublisher } from '../events/publishers';
 import { checkPortFree, listenFailure, runService } from '../tools/cli';
 import { explainConnectFailure } from '../tools/connect';
 import { DEMO_CUSTOMER_EMAIL, loadDemoData } from '../tools/demo-data';
@@ -62,12 +67,21 @@ runService(USAGE, async () => {
     }).catch((error: unknown) => {
       throw listenFailure(error, config.host, config.port); // the port was taken after checkPortFree
     });
-    logger.info({ url: server.url, table: config.tableName, endpoint: endpoint ?? 'Amazon DynamoDB' }, 'server ready');
+    // The outbox relay, in-process: the table's stream into the server's subscription hub (README, "Events").
+    const relay =
+      config.relay.inProcess === 'on' || (config.relay.inProcess === 'default' && !config.production)
+        ? startRelay(runtime, hubPublisher(server.hub), logger.child({ component: 'relay' }), { name: 'hub' })
+        : undefined;
+    logger.info(
+      { url: server.url, table: config.tableName, endpoint: endpoint ?? 'Amazon DynamoDB', relay: Boolean(relay) },
+      'server ready',
+    );
     console.log(`GraphQL server ready at ${server.url}${config.production ? '' : ' (open it in a browser for the explorer)'}`);
     return {
       async stop(signal) {
         logger.info({ signal }, 'shutting down');
         await server.close();
+        await relay?.stop(); // its page in flight published and checkpointed, before the engine closes
         await runtime.close();
       },
       // The drain's grace period, then Apollo, the client and the engine: a few seconds more at most.

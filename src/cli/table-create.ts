@@ -1,5 +1,6 @@
 /**
- * `npm run table:create`: creates the table, GSI1 and TTL where missing, against
+ * `npm run table:create`: creates the table, GSI1, its stream (NEW_AND_OLD_IMAGES, for the outbox
+ * relay) and TTL where missing, against
  * `DYNAMODB_ENDPOINT` or Amazon DynamoDB; changes nothing that exists.
  */
 import { bootstrap } from '../bootstrap';
@@ -14,8 +15,9 @@ runCli(USAGE, async () => {
   try {
     const result = runtime.ensured!;
     const changes = [
-      result.created && 'created the table with GSI1',
+      result.created && 'created the table with GSI1 and its stream',
       result.indexAdded && 'added GSI1',
+      !result.created && result.streamEnabled && 'enabled the stream (NEW_AND_OLD_IMAGES)',
       result.ttlEnabled && 'enabled TTL on expiresAt',
     ].filter(Boolean);
     console.log(

@@ -46,7 +46,13 @@ const gsi1: GlobalSecondaryIndex = {
   Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...GSI1_PROJECTED_ATTRIBUTES] },
 };
 
-/** The table as `table:create` makes it: generic string keys, one overloaded GSI, no LSI, on-demand. */
+/**
+ * The table's stream: every change with its old and new item, which the outbox relay reads (events
+ * are items written in the same transaction as the data they describe).
+ */
+export const STREAM_SPECIFICATION = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
+
+/** The table as `table:create` makes it: generic string keys, one overloaded GSI, no LSI, on-demand, its stream on. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
@@ -62,6 +68,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: 'SK', KeyType: 'RANGE' },
     ],
     GlobalSecondaryIndexes: [gsi1],
+    StreamSpecification: { ...STREAM_SPECIFICATION },
   };
 }
 
@@ -69,16 +76,17 @@ export interface EnsureResult {
   created: boolean;
   indexAdded: boolean;
   ttlEnabled: boolean;
+  streamEnabled: boolean;
 }
 
 /**
- * Creates the table, its index and its TTL where they are missing and changes nothing that
+ * Creates the table, its index, its stream and its TTL where they are missing and changes nothing that
  * exists. Waits until the table (and an index it added) is ACTIVE. Safe to run concurrently with
  * another caller: a lost creation race is treated as "it exists".
  */
 export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, tableName: string): Promise<EnsureResult> {
   const client = doc as DynamoDBClient;
-  const result: EnsureResult = { created: false, indexAdded: false, ttlEnabled: false };
+  const result: EnsureResult = { created: false, indexAdded: false, ttlEnabled: false, streamEnabled: false };
   let description = await describe(client, tableName);
   if (!description) {
     try {
@@ -99,6 +107,17 @@ export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, 
       }),
     );
     result.indexAdded = true;
+    await waitActive(client, tableName);
+  }
+  // A stream of another view type is left alone: DynamoDB cannot change it in place (disable, then enable).
+  if (!description.StreamSpecification?.StreamEnabled) {
+    try {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { ...STREAM_SPECIFICATION } }));
+      result.streamEnabled = true;
+    } catch (error) {
+      // A concurrent caller enabled it first ("Table already has an enabled stream").
+      if (!(error instanceof Error && /already has an enabled stream/.test(error.message))) throw error;
+    }
     await waitActive(client, tableName);
   }
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));

@@ -14,6 +14,8 @@
  * it. A `Table` without an operation meter (`counters()`: tools, migrations, probes) keeps totals
  * only, so a long-lived table never accumulates anything.
  */
+import type { HedgeReport } from './hedge';
+
 /**
  * The keys of one item a request returned (reads) or named (writes), for the explain plan's
  * picture of the table: its table keys, its GSI1 keys when the item carries them, its `type`
@@ -44,6 +46,12 @@ export interface RequestRecord {
   startedAt: number;
   endedAt: number;
   error?: string | undefined;
+  /**
+   * Set when a copy of this read was sent (src/dynamo/hedge.ts): two requests on the wire, and which
+   * answered first. `capacity` then counts both: the winner's twice, since the aborted loser's own
+   * capacity is unknown (an upper bound).
+   */
+  hedge?: HedgeReport | undefined;
 }
 
 export interface RequestDetail {
@@ -60,6 +68,8 @@ export interface RequestOutcome {
   capacity?: number;
   error?: string;
   keys?: TouchedKey[] | undefined;
+  /** The read was hedged: a second request was sent (see `RequestRecord.hedge`). */
+  hedge?: HedgeReport | undefined;
 }
 
 export interface MeterSummary {
@@ -71,6 +81,10 @@ export interface MeterSummary {
   read: number;
   capacity: number;
   byOperation: Record<string, number>;
+  /** Reads that sent a hedged copy (each counted twice in `requests` and `byOperation`). */
+  hedges: number;
+  /** Of those, the reads whose copy answered first. */
+  hedgesWon: number;
 }
 
 export interface MeterOptions {
@@ -90,6 +104,8 @@ export class Meter {
   private scanned = 0;
   private read = 0;
   private capacity = 0;
+  private hedges = 0;
+  private hedgesWon = 0;
   private readonly byOperation: Record<string, number> = {};
 
   constructor(options: MeterOptions = {}) {
@@ -132,7 +148,14 @@ export class Meter {
     return (outcome) => {
       const items = outcome.items ?? 0;
       const scanned = outcome.scanned ?? items;
-      const capacity = outcome.capacity ?? 0;
+      // A hedged read is two requests; the loser was aborted, so its capacity is counted as the winner's.
+      const capacity = (outcome.capacity ?? 0) * (outcome.hedge ? 2 : 1);
+      if (outcome.hedge) {
+        this.hedges += 1;
+        if (outcome.hedge.winner === 'hedge') this.hedgesWon += 1;
+        this.requests += 1;
+        this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+      }
       this.items += items;
       this.scanned += scanned;
       if (READS.has(operation)) this.read += scanned;
@@ -145,6 +168,7 @@ export class Meter {
         record.capacity = capacity;
         record.error = outcome.error;
         if (outcome.keys) record.keys = outcome.keys;
+        if (outcome.hedge) record.hedge = outcome.hedge;
       }
     };
   }
@@ -168,6 +192,8 @@ export class Meter {
       read: this.read,
       capacity: round(this.capacity),
       byOperation: { ...this.byOperation },
+      hedges: this.hedges,
+      hedgesWon: this.hedgesWon,
     };
   }
 }

@@ -27,6 +27,7 @@ import { capacityOf, chunk, dedupeKeys, describeCondition, describeKey, partitio
 import { puts, writeInBatches, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals, type WireWriteRequest } from './batch-write';
 import { scanInParallel, type ParallelScanOptions, type ScanTotals } from './parallel-scan';
 import { queryAll, type QueryAllOptions, type QueryAllResult } from './paging';
+import type { Hedger } from './hedge';
 
 export { BATCH_WRITE_LIMIT, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals } from './batch-write';
 export type { ParallelScanOptions, ScanPage, ScanTotals } from './parallel-scan';
@@ -67,12 +68,17 @@ export interface TableOptions {
   meter?: Meter;
   /** Checks every write before it is sent; default none. */
   guard?: WriteGuard | undefined;
+  /** Hedges GetItem, Query and BatchGetItem (src/dynamo/hedge.ts), never a write; default none (no hedging). */
+  hedger?: Hedger | undefined;
 }
+
+/** What a send callback passes to the SDK: the abort signal of its copy when the read is hedged. */
+type SendOptions = { abortSignal: AbortSignal } | undefined;
 
 /**
  * The one table, as the model sees it: every DynamoDB request the product makes goes through
  * here, so each is metered (see `Meter`), asks for its consumed capacity and, on a guarded table,
- * passes the write guard.
+ * passes the write guard. Reads are hedged when the table has a `Hedger` (bootstrap: `HEDGE`).
  *
  * A `Table` is cheap: `withMeter` derives a per-operation handle over the same SDK client, and
  * `withGuard` a guarded one. Without an operation meter a table keeps totals only.
@@ -80,6 +86,7 @@ export interface TableOptions {
 export class Table {
   readonly meter: Meter;
   readonly guard: WriteGuard | undefined;
+  readonly hedger: Hedger | undefined;
 
   constructor(
     readonly name: string,
@@ -88,23 +95,25 @@ export class Table {
   ) {
     this.meter = options.meter ?? Meter.counters();
     this.guard = options.guard;
+    this.hedger = options.hedger;
   }
 
   withMeter(meter: Meter): Table {
-    return new Table(this.name, this.client, { meter, guard: this.guard });
+    return new Table(this.name, this.client, { meter, guard: this.guard, hedger: this.hedger });
   }
 
   /** The same table with `guard` on every write (undefined: none, for deliberately bad fixtures). */
   withGuard(guard: WriteGuard | undefined): Table {
-    return new Table(this.name, this.client, { meter: this.meter, guard });
+    return new Table(this.name, this.client, { meter: this.meter, guard, hedger: this.hedger });
   }
 
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {
     const out = await this.metered(
       'GetItem',
       { keyCondition: describeKey(input.Key), partition: keyPartition(input.Key) },
-      () => this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+      (send) => this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' }), send),
       (o) => ({ items: o.Item ? 1 : 0, capacity: capacityOf(o.ConsumedCapacity), keys: this.keysOf(o.Item ? [o.Item] : []) }),
+      true,
     );
     return out.Item;
   }
@@ -114,13 +123,14 @@ export class Table {
     return this.metered(
       'Query',
       { index: input.IndexName, keyCondition: describeCondition(input), partition: partitionOf(input) },
-      () => this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
+      (send) => this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' }), send),
       (o) => ({
         items: o.Count ?? 0,
         scanned: o.ScannedCount ?? o.Count ?? 0,
         capacity: capacityOf(o.ConsumedCapacity),
         keys: this.keysOf(o.Items),
       }),
+      true,
     );
   }
 
@@ -148,7 +158,9 @@ export class Table {
    * retries `UnprocessedKeys` with exponential backoff until every key is answered. Returns the
    * items found, in no particular order (missing keys are simply absent). Never returns a partial
    * answer: it rejects after `maxRounds` rounds that still leave keys unprocessed. `consistent`
-   * asks for strongly consistent reads (twice the read capacity).
+   * asks for strongly consistent reads (twice the read capacity). Each call is hedged on its own, so
+   * a copy asks only the keys still missing: those of its call (a round's retry holds only the
+   * keys left unprocessed), never keys another call has answered.
    */
   async batchGet(
     keys: readonly Key[],
@@ -166,7 +178,7 @@ export class Table {
           this.metered(
             'BatchGetItem',
             { keyCondition: `${keysOfCall.length} keys` },
-            () =>
+            (send) =>
               this.client.send(
                 new BatchGetCommand({
                   RequestItems: {
@@ -179,12 +191,14 @@ export class Table {
                   },
                   ReturnConsumedCapacity: 'TOTAL',
                 }),
+                send,
               ),
             (o) => ({
               items: o.Responses?.[this.name]?.length ?? 0,
               capacity: capacityOf(o.ConsumedCapacity),
               keys: this.keysOf(o.Responses?.[this.name]),
             }),
+            true,
           ),
         ),
       );
@@ -292,15 +306,22 @@ export class Table {
     return { partition: keyPartition(key), ...(this.meter.detailed && key ? { keys: [touchedKey(key, action)] } : {}) };
   }
 
+  /** Sends one request and meters it; a read (`hedgeable`) goes through the hedger when the table has one. */
   private async metered<T>(
     operation: string,
     detail: RequestDetail,
-    send: () => Promise<T>,
+    send: (options: SendOptions) => Promise<T>,
     measure: (out: T) => RequestOutcome,
+    hedgeable = false,
   ): Promise<T> {
     const end = this.meter.begin(operation, detail);
     try {
-      const out = await send();
+      if (hedgeable && this.hedger) {
+        const { value, hedge } = await this.hedger.run(operation, (abortSignal) => send({ abortSignal }));
+        end(hedge ? { ...measure(value), hedge } : measure(value));
+        return value;
+      }
+      const out = await send(undefined);
       end(measure(out));
       return out;
     } catch (error) {

@@ -104,7 +104,8 @@ export class DirectoryHeldError extends Error {
 
 /** Requests larger than this are refused with HTTP 413 (dynalite's limit). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
-const TARGET_PATTERN = /^DynamoDB_20120810\.([A-Za-z]+)$/;
+/** DynamoDB's target prefix, and DynamoDB Streams' (served on the same port: streams-api.ts). */
+const TARGET_PATTERN = /^(DynamoDB_20120810|DynamoDBStreams_20120810)\.([A-Za-z]+)$/;
 
 export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEngine> {
   if (opts.debug !== undefined) setEngineDebug(opts.debug);
@@ -113,7 +114,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EmbeddedEng
   if (open.path !== undefined) await confirmOpened(engine, open.path);
   const wire = new WireRecorder();
   const faults = new FaultRegistry();
-  const sweeper = new TtlSweeper((operation, body) => engine.handle(operation, body));
+  // The sweeper's deletes are DynamoDB's own: their stream records carry a service userIdentity.
+  const sweeper = new TtlSweeper((operation, body) => engine.handle(operation, body, { asService: true }));
   const server = createServer((req, res) => {
     serveRequest(req, res, engine, wire, faults).catch((err: unknown) => {
       console.error('[engine] request failed:', err);
@@ -172,12 +174,14 @@ async function serveRequest(
 
   const seq = wire.nextSeq();
   const startedAt = performance.now();
-  const operation = TARGET_PATTERN.exec(String(req.headers['x-amz-target'] ?? ''))?.[1] ?? '';
+  const target = TARGET_PATTERN.exec(String(req.headers['x-amz-target'] ?? ''));
+  const operation = target?.[2] ?? '';
+  const service = target?.[1] === 'DynamoDBStreams_20120810' ? 'streams' : 'dynamodb';
   let body: unknown;
   let response: EngineResponse;
   try {
     body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-    response = await answer(req, operation, body, seq, engine, faults);
+    response = await answer(req, { operation, service }, body, seq, engine, faults);
   } catch (err) {
     response =
       err instanceof SyntaxError
@@ -200,7 +204,7 @@ async function serveRequest(
 
 async function answer(
   req: IncomingMessage,
-  operation: string,
+  { operation, service }: { operation: string; service: 'dynamodb' | 'streams' },
   body: unknown,
   seq: number,
   engine: Engine,
@@ -215,7 +219,7 @@ async function answer(
       body: { __type: `${CORAL_SERVICE}MissingAuthenticationTokenException`, message: 'Request is missing Authentication Token' },
     };
   }
-  const forward = (forwarded: unknown = body) => engine.handle(operation, forwarded);
+  const forward = (forwarded: unknown = body) => engine.handle(operation, forwarded, { service });
   return (await faults.answer({ seq, operation, body, forward })) ?? forward();
 }
 

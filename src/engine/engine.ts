@@ -38,6 +38,10 @@
  * committed as one batch (durable-writes.ts), so a crash never leaves an index entry without its
  * item. With `sync`, every LevelDB write is fsynced before it is acknowledged. `open` refuses a
  * dynalite other than the version package.json pins (dynalite-version.ts).
+ *
+ * DynamoDB Streams: every commit's item changes become stream records in the commit's own batch
+ * (streams.ts, a `commitBatch` observer); StreamSpecification on the table operations is
+ * streams-table.ts's; the Streams API (`handle(op, body, { service: 'streams' })`) streams-api.ts's.
  */
 import {
   DYNALITE_OPERATIONS,
@@ -64,6 +68,9 @@ import { StaleReads, type ReadView } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
 import { ReadWriteLock } from './rw-lock';
+import { StreamLog } from './streams';
+import { createStreamsHandlers } from './streams-api';
+import { addStreamsToTableHandlers } from './streams-table';
 import { createTransactionHandlers } from './transactions';
 import { createTimeToLiveHandlers, forgetTimeToLive } from './ttl';
 
@@ -94,6 +101,19 @@ export interface OpenOptions {
   commitSpanMs?: number;
   /** Seed of the stale windows and commit spans; default 1. */
   staleReadSeed?: number;
+  /**
+   * The DynamoDB Streams clock (ms since the epoch; default `Date.now`): record times, the 24-hour
+   * retention and the 15-minute iterator lifetime. For tests, which move it by hours instead of waiting.
+   */
+  streamsClock?: () => number;
+}
+
+/** How `Engine.handle` is asked: which API, and on whose behalf. */
+export interface RequestContext {
+  /** 'streams': a DynamoDB Streams request (target `DynamoDBStreams_20120810.`); default DynamoDB's. */
+  service?: 'dynamodb' | 'streams';
+  /** The write is DynamoDB's own (the TTL sweeper's deletes): its stream records carry a service userIdentity. */
+  asService?: boolean;
 }
 
 /** Tables turn ACTIVE (or vanish) on the next timer tick: fast tests, and still the CREATING step clients must wait out. */
@@ -110,6 +130,10 @@ const READ_OPERATIONS = new Set([
   'ListTables',
   'DescribeTimeToLive',
   'ListTagsOfResource',
+  'ListStreams',
+  'DescribeStream',
+  'GetShardIterator',
+  'GetRecords',
 ]);
 
 /** dynalite operations after which a dynalite timer still changes the table's status. */
@@ -126,6 +150,8 @@ export class Engine {
   private readonly indexLag: IndexLag | undefined;
   private readonly conflicts: ConflictDetector | undefined;
   private readonly staleReads: StaleReads | undefined;
+  private readonly streams: StreamLog;
+  private readonly streamsHandlers: Map<string, OperationHandler>;
 
   private constructor(
     private readonly store: Store,
@@ -153,6 +179,10 @@ export class Engine {
     })) {
       this.handlers.set(operation, handler);
     }
+    // After stale-reads (observers run in the order attached); records are made from every commit.
+    this.streams = StreamLog.attach(store, { now: options.streamsClock ?? Date.now });
+    addStreamsToTableHandlers(this.handlers, store, this.streams);
+    this.streamsHandlers = new Map(Object.entries(createStreamsHandlers(store, this.streams)));
   }
 
   static open(options: OpenOptions = {}): Engine {
@@ -167,8 +197,8 @@ export class Engine {
   }
 
   /** Answers one DynamoDB API request (`operation` is the X-Amz-Target operation name). */
-  async handle(operation: string, body: unknown): Promise<EngineResponse> {
-    const handler = this.handlers.get(operation);
+  async handle(operation: string, body: unknown, context: RequestContext = {}): Promise<EngineResponse> {
+    const handler = (context.service === 'streams' ? this.streamsHandlers : this.handlers).get(operation);
     if (!handler) return { status: 400, body: { __type: `${CORAL_SERVICE}UnknownOperationException` } };
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       return { status: 400, body: { __type: `${CORAL_SERVICE}SerializationException` } };
@@ -181,10 +211,17 @@ export class Engine {
       const data = handler.validate(structuredClone(body) as Record<string, unknown>);
       const admitted = await this.conflicts?.admit(operation, data); // in flight until answered
       try {
-        const { result, visibleAt } = await this.lock.with(handler.exclusive, async () => ({
-          result: await handler.execute(data),
-          visibleAt: handler.exclusive ? (this.staleReads?.takeCommitVisibleAt() ?? 0) : 0,
-        }));
+        const { result, visibleAt } = await this.lock.with(handler.exclusive, async () => {
+          this.streams.serviceWrite = handler.exclusive && context.asService === true; // alone under the exclusive lock
+          try {
+            return {
+              result: await handler.execute(data),
+              visibleAt: handler.exclusive ? (this.staleReads?.takeCommitVisibleAt() ?? 0) : 0,
+            };
+          } finally {
+            this.streams.serviceWrite = false;
+          }
+        });
         // A transaction answers once every item is visible to read-committed reads (stale-reads.ts).
         if (visibleAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, visibleAt - Date.now()));
         return { status: 200, body: result ?? {} };

@@ -46,24 +46,27 @@ export interface Commit {
   transaction: boolean;
 }
 
-type CommitObserver = (operations: BatchOperation[], commit: Commit) => Promise<void>;
-const commitObservers = new WeakMap<Store, CommitObserver>();
+/** Sees a commit's operations before they are written; may return more operations for the same batch (streams.ts's records). */
+type CommitObserver = (operations: BatchOperation[], commit: Commit) => Promise<BatchOperation[] | void>;
+const commitObservers = new WeakMap<Store, CommitObserver[]>();
 
-/** Has `observe` see every commit's operations before they are written (stale-reads.ts). */
+/** Has `observe` see every commit's operations before they are written (stale-reads.ts, streams.ts), in the order attached. */
 export function observeCommits(store: Store, observe: CommitObserver): void {
-  commitObservers.set(store, observe);
+  commitObservers.set(store, [...(commitObservers.get(store) ?? []), observe]);
 }
 
 /**
- * Writes a commit's LevelDB operations: one batch, minus the GSI operations an `IndexLag`
- * attached to `store` holds back.
+ * Writes a commit's LevelDB operations: one batch (with whatever its observers add, e.g. stream
+ * records, so both are written or neither), minus the GSI operations an `IndexLag` attached to
+ * `store` holds back.
  */
 export async function commitBatch(store: Store, operations: BatchOperation[], commit: Commit = { transaction: false }): Promise<void> {
-  await commitObservers.get(store)?.(operations, commit);
+  const added: BatchOperation[] = [];
+  for (const observe of commitObservers.get(store) ?? []) added.push(...((await observe(operations, commit)) ?? []));
   const lag = lags.get(store);
-  const now = lag ? operations.filter((op) => !op.key.startsWith(GLOBAL_INDEX_PREFIX)) : operations;
+  const now = [...(lag ? operations.filter((op) => !op.key.startsWith(GLOBAL_INDEX_PREFIX)) : operations), ...added];
   if (now.length) await store.db.batch(now);
-  if (lag && now.length < operations.length) lag.enqueue(operations.filter((op) => op.key.startsWith(GLOBAL_INDEX_PREFIX)));
+  if (lag && now.length - added.length < operations.length) lag.enqueue(operations.filter((op) => op.key.startsWith(GLOBAL_INDEX_PREFIX)));
 }
 
 /** A seeded PRNG (mulberry32): uniform in [0, 1). */

@@ -7,10 +7,12 @@
  * At most `MAX_ADDRESSES` per customer, because every address rides in the customer screen's one
  * bounded read; the bound is a condition on the profile's `addressLabels` set.
  */
-import type { Item, Table } from '../dynamo/table';
+import type { Item, Table, TransactAction } from '../dynamo/table';
+import type { EventActor } from './events';
+import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { conflict } from './errors';
 import { checkKeyPart, checkText } from './keys';
-import { checkCustomerId, customerKeys, customerNotFound } from './customer';
+import { checkCustomerId, CUSTOMER_WRITE_ATTEMPTS, customerEvent, customerKeys, customerNotFound } from './customer';
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
 import { addressEntity, addressToItem, type AddressRecord } from './entity/address';
@@ -45,101 +47,106 @@ export function checkAddress(input: AddressRecord): AddressRecord {
 
 // ---- writes --------------------------------------------------------------------------------
 
-const PUT_ATTEMPTS = 5;
-
 /**
- * putAddress: adds or replaces the address with this label, in one transaction with the profile's
- * label set. NOT_FOUND for a missing customer, CONFLICT when a new label would pass the bound.
- * A new label costs one request, a replaced one two.
+ * putAddress: adds or replaces the address with this label. Reads the profile (one consistent
+ * GetItem: its label set and `eventSeq`), then one transaction: the profile's label set (a new
+ * label, within the bound) and sequence, conditioned on the sequence read, the address, and its
+ * AddressPut event. Two requests, a new label or a replaced one alike. A concurrent write of the
+ * customer cancels it; the cancellation returns the profile as it now stands (ALL_OLD) and it goes
+ * on from that without reading. NOT_FOUND for a missing customer, CONFLICT when a new label would
+ * pass the bound (after the read alone: nothing written).
  */
-export async function putAddress(table: Table, customerId: string, input: AddressRecord): Promise<AddressRecord> {
+export async function putAddress(table: Table, customerId: string, input: AddressRecord, actor: EventActor): Promise<AddressRecord> {
   const id = checkCustomerId(customerId, 'customerId');
   const address = checkAddress(input);
-  for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
-    const profile = await addLabel(table, id, address);
-    if (profile === 'added') return address;
-    if (profile === undefined) throw customerNotFound(id);
-    if (!labelsOf(profile).has(address.label)) {
-      if (labelsOf(profile).size >= MAX_ADDRESSES) {
-        throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
-      }
-      continue; // the set changed between our two reads
+  let profile = await profileItem(table, id);
+  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
+    if (!profile) throw customerNotFound(id);
+    const labels = labelsOf(profile);
+    const adds = !labels.has(address.label);
+    if (adds && labels.size >= MAX_ADDRESSES) {
+      throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
     }
-    if (await replaceAddress(table, id, address)) return address;
+    const step = sequenceStep(sequenceOf(profile));
+    const event = outboxEvent(customerEvent('AddressPut', id, { label: address.label }), step.values[':seq'] as number, actor);
+    const outcome = await profileTransaction(table, profile, [
+      {
+        Update: {
+          Key: customerKeys.profile(id),
+          // Every change of the label set moves the sequence, so the condition on the sequence read
+          // vouches for the set read: the bound checked on it above holds at commit.
+          UpdateExpression: adds ? `ADD addressLabels :labels SET ${step.set}` : `SET ${step.set}`,
+          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
+          ExpressionAttributeValues: { ...step.values, ...(adds ? { ':labels': new Set([address.label]) } : {}) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      { Put: { Item: addressToItem(id, address) } },
+      eventPut(event),
+    ]);
+    if (outcome === 'committed') return address;
+    profile = outcome.profile;
   }
   throw conflict(`the addresses of customer ${id} are being changed concurrently; try again`);
 }
 
-/** Adds a new label: 'added', or the profile as it stood when the condition failed (undefined: none). */
-async function addLabel(table: Table, customerId: string, address: AddressRecord): Promise<'added' | Item | undefined> {
-  try {
-    await writeTransaction(table, [
-      {
-        Update: {
-          Key: customerKeys.profile(customerId),
-          UpdateExpression: 'ADD addressLabels :labels',
-          ConditionExpression:
-            'attribute_exists(PK) AND NOT contains(addressLabels, :label) AND (attribute_not_exists(addressLabels) OR size(addressLabels) < :max)',
-          ExpressionAttributeValues: { ':labels': new Set([address.label]), ':label': address.label, ':max': MAX_ADDRESSES },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      { Put: { Item: addressToItem(customerId, address) } },
-    ]);
-    return 'added';
-  } catch (error) {
-    const reason = cancellationReasons(error)?.[0];
-    if (!failedCondition(reason)) throw error;
-    return reason?.Item;
-  }
-}
-
-/** Replaces an address whose label the profile holds; false when the label vanished meanwhile. */
-async function replaceAddress(table: Table, customerId: string, address: AddressRecord): Promise<boolean> {
-  try {
-    await writeTransaction(table, [
-      {
-        ConditionCheck: {
-          Key: customerKeys.profile(customerId),
-          ConditionExpression: 'contains(addressLabels, :label)',
-          ExpressionAttributeValues: { ':label': address.label },
-        },
-      },
-      { Put: { Item: addressToItem(customerId, address) } },
-    ]);
-    return true;
-  } catch (error) {
-    if (failedCondition(cancellationReasons(error)?.[0])) return false;
-    throw error;
-  }
-}
-
 /**
  * removeAddress: true when the address existed and is gone, false when the customer has no such
- * label. NOT_FOUND for a missing customer. One request.
+ * label (after the read alone: nothing written, no event). NOT_FOUND for a missing customer. Reads
+ * the profile, then one transaction: the label set and sequence, the address's Delete, and its
+ * AddressRemoved event. Two requests.
  */
-export async function removeAddress(table: Table, customerId: string, label: string): Promise<boolean> {
+export async function removeAddress(table: Table, customerId: string, label: string, actor: EventActor): Promise<boolean> {
   const id = checkCustomerId(customerId, 'customerId');
   const checkedLabel = checkLabel(label);
-  try {
-    await writeTransaction(table, [
+  let profile = await profileItem(table, id);
+  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
+    if (!profile) throw customerNotFound(id);
+    if (!labelsOf(profile).has(checkedLabel)) return false;
+    const step = sequenceStep(sequenceOf(profile));
+    const event = outboxEvent(customerEvent('AddressRemoved', id, { label: checkedLabel }), step.values[':seq'] as number, actor);
+    const outcome = await profileTransaction(table, profile, [
       {
         Update: {
           Key: customerKeys.profile(id),
-          UpdateExpression: 'DELETE addressLabels :labels',
-          ConditionExpression: 'attribute_exists(PK) AND contains(addressLabels, :label)',
-          ExpressionAttributeValues: { ':labels': new Set([checkedLabel]), ':label': checkedLabel },
+          UpdateExpression: `DELETE addressLabels :labels SET ${step.set}`,
+          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
+          ExpressionAttributeValues: { ...step.values, ':labels': new Set([checkedLabel]) },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
       { Delete: { Key: addressKeys.key(id, checkedLabel) } },
+      eventPut(event),
     ]);
-    return true;
+    if (outcome === 'committed') return true;
+    profile = outcome.profile;
+  }
+  throw conflict(`the addresses of customer ${id} are being changed concurrently; try again`);
+}
+
+/** The profile item, read strongly (its label set and sequence are what the transaction is conditioned on). */
+function profileItem(table: Table, customerId: string): Promise<Item | undefined> {
+  return table.get({ Key: customerKeys.profile(customerId), ConsistentRead: true });
+}
+
+/**
+ * Sends a transaction whose first action is the profile's conditioned Update: 'committed', or the
+ * profile as it stood when its condition failed (undefined: it does not exist). Any other
+ * cancellation (conflicts that outlasted writeTransaction's retries) returns `profile` unchanged,
+ * to be tried again: a stale one fails its condition then. So a call reads the profile once.
+ */
+async function profileTransaction(
+  table: Table,
+  profile: Item,
+  actions: TransactAction[],
+): Promise<'committed' | { profile: Item | undefined }> {
+  try {
+    await writeTransaction(table, actions);
+    return 'committed';
   } catch (error) {
-    const reason = cancellationReasons(error)?.[0];
-    if (!failedCondition(reason)) throw error;
-    if (!reason?.Item) throw customerNotFound(id);
-    return false;
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    return { profile: failedCondition(reasons[0]) ? reasons[0]?.Item : profile };
   }
 }
 

@@ -13,6 +13,7 @@ import { orderDetail } from './order';
 import { idempotencyClaim, idempotencyRecord } from './idempotency';
 import { orderHeaders, ordersBySku } from './sku-index';
 import { catalogPrices, product, products } from './product';
+import { orderInputs } from './place-order';
 import { migrationState } from './migration';
 import { collectionPatterns } from './collection';
 import { indexPartitionWindow, partitionWindow } from './partition-view';
@@ -30,6 +31,7 @@ export function accessPatterns(): readonly AccessPattern[] {
     product.pattern,
     products.pattern,
     catalogPrices.pattern,
+    orderInputs.pattern,
     migrationState.pattern,
     ...collectionPatterns,
     partitionWindow.pattern,

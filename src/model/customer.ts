@@ -11,7 +11,8 @@
  * newest orders: a `Limit` bounds the customer screen however many orders exist.
  *
  * The profile carries `addressLabels` (a string set) so the address bound is enforced by a
- * condition on one item. GSI1 on the profile: GSI1PK = EMAIL#<email NFKC, lower-case>, GSI1SK =
+ * condition on one item, and `eventSeq`, the customer aggregate's outbox sequence (outbox.ts):
+ * every write of the customer (its profile, its addresses, its orders) is conditioned on it. GSI1 on the profile: GSI1PK = EMAIL#<email NFKC, lower-case>, GSI1SK =
  * CUSTOMER#<id>. Email uniqueness is guarded by a separate item (email.ts) written in the same
  * transaction. Every email key goes through `canonicalEmail` (email.ts); the profile displays
  * the email in its NFKC form, as checkEmail returns it.
@@ -19,13 +20,15 @@
 import type { Table, TransactAction } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
 import { setFields } from '../dynamo/update-expression';
+import type { EventActor, EventType } from './events';
+import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep, type EventDraft } from './outbox';
 import { badInput, conflict, notFound } from './errors';
 import { checkId, checkText, newId, nowIso } from './keys';
 import { emailGuardItem, emailGuardKey } from './email';
 import { canonicalEmail } from './entity/parts';
 import { customerEntity, customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
-import { writeTransaction, writeUpdate } from './guards';
-import { cancellationReasons, failedCondition, isConditionalCheckFailed } from './transactions';
+import { writeTransaction } from './guards';
+import { cancellationReasons, failedCondition } from './transactions';
 import { pattern } from './declare';
 
 export const CUSTOMER_PREFIX = customerEntity.templates.PK.prefix;
@@ -85,10 +88,10 @@ export function checkCustomerId(value: string, field = 'id'): string {
 export const customerProfile = pattern(
   {
     entity: 'Customer profile',
-    graphql: ['Customer.name', 'Order.customer', 'Query.node'],
+    graphql: ['Customer.name', 'Order.customer', 'Query.node', 'Mutation.updateCustomer', 'Mutation.putAddress', 'Mutation.removeAddress'],
     index: 'table',
     operation: 'GetItem',
-    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE',
+    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE (consistent before a write of the customer: its eventSeq and label set)',
     order: '—',
     bound: () => 1,
     boundDoc: '1 item',
@@ -135,15 +138,17 @@ export interface UpdateCustomerInput {
 }
 
 /**
- * createCustomer: profile and email guard in one transaction, one request. A taken email is
- * CONFLICT and writes nothing. `options.id` makes the customer of an identity (its id is derived
- * from the identity, src/auth/principal.ts): the profile's `attribute_not_exists` condition then
- * allows one customer per identity, in the same transaction (CONFLICT the second time). Without
- * it a new id is made. Returns what was written.
+ * createCustomer: profile, email guard and its CustomerCreated event (sequence 1: the profile is
+ * new, so its `eventSeq` starts at 1) in one transaction, one request. A taken email is CONFLICT
+ * and writes nothing. `options.id` makes the customer of an identity (its id is derived from the
+ * identity, src/auth/principal.ts): the profile's `attribute_not_exists` condition then allows one
+ * customer per identity, in the same transaction (CONFLICT the second time). Without it a new id
+ * is made. Returns what was written.
  */
 export async function createCustomer(
   table: Table,
   input: CreateCustomerInput,
+  actor: EventActor,
   options: { id?: string | undefined } = {},
 ): Promise<CustomerRecord> {
   const customer: CustomerRecord = {
@@ -152,10 +157,12 @@ export async function createCustomer(
     email: checkEmail(input.email),
     createdAt: nowIso(),
   };
+  const event = outboxEvent(customerEvent('CustomerCreated', customer.id, { name: customer.name, email: customer.email }), 1, actor);
   try {
     await writeTransaction(table, [
-      { Put: { Item: customerToItem(customer), ConditionExpression: 'attribute_not_exists(PK)' } },
+      { Put: { Item: { ...customerToItem(customer), [EVENT_SEQ]: 1 }, ConditionExpression: 'attribute_not_exists(PK)' } },
       { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
+      eventPut(event),
     ]);
   } catch (error) {
     const reasons = cancellationReasons(error);
@@ -166,103 +173,86 @@ export async function createCustomer(
   return customer;
 }
 
-const UPDATE_ATTEMPTS = 5;
+/** A draft of an event of the customer aggregate (its id is the customer's). */
+export function customerEvent(eventType: EventType, customerId: string, payload: Record<string, unknown>): EventDraft {
+  return { eventType, aggregateType: 'Customer', aggregateId: customerId, customerId, payload };
+}
+
+/** How many times a write of the customer aggregate tries again when another one moved its sequence first. */
+export const CUSTOMER_WRITE_ATTEMPTS = 5;
 
 /**
- * updateCustomer: a name change is one conditional UpdateItem. An email change reads the profile,
- * then moves the email guard and the GSI1 key in one transaction conditioned on the email it
- * read; a concurrent change makes it read again (a few times at most). NOT_FOUND for a missing
- * customer, CONFLICT for a taken email; nothing partial is written. Returns the stored result.
+ * updateCustomer: reads the profile (one consistent GetItem: its `eventSeq` and the email it
+ * holds), then one transaction: the profile's new fields and sequence, conditioned on the sequence
+ * read, and its CustomerUpdated event; an email change also moves the email guard and the GSI1 key
+ * (conditioned on the email read). A concurrent write of the customer cancels it: the cancellation
+ * returns the profile as it now stands (ALL_OLD), so it tries again from that without reading (a
+ * few times at most, then CONFLICT). NOT_FOUND for a missing customer, CONFLICT for a taken email;
+ * nothing partial is written. Nothing to change (no field, or the values it already holds) writes
+ * nothing and emits no event. Returns the stored result. Two requests.
  */
-export async function updateCustomer(table: Table, id: string, input: UpdateCustomerInput): Promise<CustomerRecord> {
+export async function updateCustomer(table: Table, id: string, input: UpdateCustomerInput, actor: EventActor): Promise<CustomerRecord> {
   const customerId = checkCustomerId(id);
   const name = input.name == null ? undefined : checkName(input.name);
   const email = input.email == null ? undefined : checkEmail(input.email);
-  if (email === undefined) {
-    if (name === undefined) return (await customerProfile(table, customerId, true)) ?? throwError(customerNotFound(customerId));
-    const updated = await setProfileFields(table, customerId, { name }, 'attribute_exists(PK)');
-    return updated ?? throwError(customerNotFound(customerId));
-  }
-
-  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const current = await customerProfile(table, customerId, true);
-    if (!current) throw customerNotFound(customerId);
-    if (canonicalEmail(email) === canonicalEmail(current.email)) {
-      // Only the displayed spelling changes: the guard and GSI1 key stay where they are.
-      const updated = await setProfileFields(table, customerId, { name, email }, 'GSI1PK = :gsi1pk', {
-        ':gsi1pk': customerKeys.gsi1pk(email),
-      });
-      if (updated) return updated;
-      continue;
-    }
-    const next: CustomerRecord = { ...current, name: name ?? current.name, email };
+  let root = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: true });
+  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
+    if (!root) throw customerNotFound(customerId);
+    const current = customerFromItem(root);
+    const next: CustomerRecord = { ...current, name: name ?? current.name, email: email ?? current.email };
+    const changed = {
+      name: next.name === current.name ? undefined : next.name,
+      email: next.email === current.email ? undefined : next.email,
+    };
+    if (changed.name === undefined && changed.email === undefined) return current;
+    const step = sequenceStep(sequenceOf(root));
+    const event = outboxEvent(customerEvent('CustomerUpdated', customerId, changed), step.values[':seq'] as number, actor);
+    // The email's key form moves only when its canonical form does; another spelling stays put.
+    const moves = canonicalEmail(next.email) !== canonicalEmail(current.email);
+    const set = setFields({ name: changed.name, email: changed.email });
     const actions: TransactAction[] = [
       {
         Update: {
           Key: customerKeys.profile(customerId),
-          UpdateExpression: 'SET #name = :name, email = :email, GSI1PK = :gsi1pk',
-          ConditionExpression: 'email = :was',
-          ExpressionAttributeNames: { '#name': 'name' },
+          UpdateExpression: `${set.expression}, ${step.set}${moves ? ', GSI1PK = :gsi1pk' : ''}`,
+          ConditionExpression: `attribute_exists(PK) AND email = :was AND ${step.condition}`,
+          ExpressionAttributeNames: set.names,
           ExpressionAttributeValues: {
-            ':name': next.name,
-            ':email': next.email,
-            ':gsi1pk': customerKeys.gsi1pk(next.email),
+            ...set.values,
+            ...step.values,
             ':was': current.email,
+            ...(moves ? { ':gsi1pk': customerKeys.gsi1pk(next.email) } : {}),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      eventPut(event),
+    ];
+    if (moves)
+      actions.push(
+        {
+          Delete: {
+            Key: emailGuardKey(current.email),
+            ConditionExpression: 'customerId = :id',
+            ExpressionAttributeValues: { ':id': customerId },
           },
         },
-      },
-      {
-        Delete: {
-          Key: emailGuardKey(current.email),
-          ConditionExpression: 'customerId = :id',
-          ExpressionAttributeValues: { ':id': customerId },
-        },
-      },
-      { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
-    ];
+        { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
+      );
     try {
       await writeTransaction(table, actions);
       return next;
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
-      if (failedCondition(reasons[2])) throw emailTaken(next.email);
-      // The profile or its guard changed since we read it: read again.
+      if (moves && failedCondition(reasons[3])) throw emailTaken(next.email);
+      // The profile changed since it was read: go on from what it holds now. Any other cancellation
+      // (conflicts that outlasted writeTransaction's retries) tries the same again: a stale root
+      // fails its condition and returns the current one. So the read above is the only read.
+      if (failedCondition(reasons[0])) root = reasons[0]?.Item;
     }
   }
   throw conflict(`customer ${customerId} is being changed concurrently; try again`);
-}
-
-/**
- * One conditional UpdateItem of profile fields that live in no key. Returns the stored profile,
- * or undefined when the condition failed (no such customer, or it changed under us).
- */
-async function setProfileFields(
-  table: Table,
-  customerId: string,
-  fields: { name?: string | undefined; email?: string | undefined },
-  condition: string,
-  conditionValues: Record<string, unknown> = {},
-): Promise<CustomerRecord | undefined> {
-  const set = setFields(fields);
-  try {
-    const { Attributes } = await writeUpdate(table, {
-      Key: customerKeys.profile(customerId),
-      UpdateExpression: set.expression,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: set.names,
-      ExpressionAttributeValues: { ...conditionValues, ...set.values },
-      ReturnValues: 'ALL_NEW',
-    });
-    return customerFromItem(Attributes ?? {});
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
-    throw error;
-  }
-}
-
-function throwError(error: Error): never {
-  throw error;
 }
 
 export function customerNotFound(customerId: string) {

@@ -107,7 +107,7 @@ export interface EntitySpec<T extends string = string> {
    * `fromItem: false` when a part is not an attribute of the item itself (a line's order position).
    */
   gsi1?: { GSI1PK: string; GSI1SK: string; required: boolean; fromItem?: boolean };
-  /** Whether items may carry the TTL attribute (only idempotency records). */
+  /** Whether items carry the TTL attribute (idempotency records and outbox events must; no other entity may). */
   expires: boolean;
   /** Its codec, when its items are written whole (migration bookkeeping is written by updates). */
   codec?: Codec;

@@ -12,17 +12,21 @@
 import type { EntityDeclaration } from './declare';
 import { addressEntity } from './entity/address';
 import { customerEntity, emailGuardEntity } from './entity/customer';
+import { eventEntity } from './entity/event';
 import { idempotencyEntity } from './entity/idempotency';
 import { migrationAppliedEntity, migrationCheckpointEntity } from './entity/migration';
 import { orderHeaderEntity, orderLineEntity, orderSummaryEntity } from './entity/order';
 import { productEntity } from './entity/product';
+import { deadLetterEntity, relayCheckpointEntity } from './entity/relay-checkpoint';
 
 export { addressEntity } from './entity/address';
 export { customerEntity, emailGuardEntity } from './entity/customer';
+export { eventEntity } from './entity/event';
 export { idempotencyEntity } from './entity/idempotency';
 export { migrationAppliedEntity, migrationCheckpointEntity } from './entity/migration';
 export { orderHeaderEntity, orderLineEntity, orderSummaryEntity } from './entity/order';
 export { productEntity } from './entity/product';
+export { deadLetterEntity, relayCheckpointEntity } from './entity/relay-checkpoint';
 export { canonicalEmail, ORDER_STATUSES, shardOf, SKU_MAX, type OrderStatus } from './entity/parts';
 
 /** Every entity of the table; no two claim one key (test/model/declare.test.ts). */
@@ -34,9 +38,12 @@ export const ENTITIES: readonly EntityDeclaration[] = [
   orderHeaderEntity,
   orderLineEntity,
   idempotencyEntity,
+  eventEntity,
   productEntity,
   migrationAppliedEntity,
   migrationCheckpointEntity,
+  relayCheckpointEntity,
+  deadLetterEntity,
 ];
 
 export function entities(): readonly EntityDeclaration[] {

@@ -2,8 +2,9 @@
  * Guards on every write the model makes, applied before anything is sent:
  * - an item larger than DynamoDB's 400 KB (names and values counted as DynamoDB counts them) is
  *   BAD_USER_INPUT, so an oversized write never reaches the table;
- * - the TTL attribute on any entity but the idempotency record is a bug (DynamoDB would silently
- *   delete that item one day): refused with an Error;
+ * - the TTL attribute on any entity not declared `expires` (only idempotency records and outbox
+ *   events are) is a bug (DynamoDB would silently delete that item one day): refused with an Error;
+ *   so is an item of an expiring entity put without it (it would never be deleted);
  * - an item whose keys no entity claims is a bug too.
  * `writeTransaction` also retries a transaction cancelled by a conflict with another one.
  * For an Update the final item is not known before it is applied; its key and the values it sets
@@ -11,7 +12,7 @@
  */
 import type { Item, Table, TransactAction, WriteGuard } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
-import { entityOf } from './entities';
+import { ENTITIES, entityOf } from './entities';
 import { badInput } from './errors';
 import { cancellationReasons, isTransactionConflict } from './transactions';
 import { backoffMs, sleep } from '../dynamo/backoff';
@@ -57,12 +58,20 @@ function numberSize(text: string): number {
   return 1 + Math.ceil(digits.length / 2) + (digits.length % 2 || e % 2 ? 0 : 1) + (sign ? 1 : 0);
 }
 
+/** The entities that may expire, as named in refusals: "idempotency records and outbox events". */
+const EXPIRING = ENTITIES.filter((entity) => entity.expires)
+  .map((entity) => `${entity.name.toLowerCase()}s`)
+  .join(' and ');
+
 /** Checks an item about to be put; returns it. */
 export function guardItem(item: Item): Item {
   const entity = entityOf(item);
   if (!entity) throw new Error(`refusing to write ${String(item.PK)}/${String(item.SK)}: no entity claims that key`);
   if (item[TTL_ATTRIBUTE] !== undefined && !entity.expires) {
-    throw new Error(`refusing to write ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
+    throw new Error(`refusing to write ${TTL_ATTRIBUTE} on a ${entity.name}: only ${EXPIRING} may expire`);
+  }
+  if (entity.expires && typeof item[TTL_ATTRIBUTE] !== 'number') {
+    throw new Error(`refusing to write a ${entity.name} without ${TTL_ATTRIBUTE}: it would never expire`);
   }
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES)
@@ -80,7 +89,7 @@ function guardUpdate(update: {
   const entity = entityOf(key);
   if (!entity) throw new Error(`refusing to update ${String(key.PK)}/${String(key.SK)}: no entity claims that key`);
   if (!entity.expires && new RegExp(`\\b${TTL_ATTRIBUTE}\\b`).test(update.UpdateExpression ?? '')) {
-    throw new Error(`refusing to set ${TTL_ATTRIBUTE} on a ${entity.name}: only idempotency records may expire`);
+    throw new Error(`refusing to set ${TTL_ATTRIBUTE} on a ${entity.name}: only ${EXPIRING} may expire`);
   }
   const size =
     itemSize(key) + Object.values(update.ExpressionAttributeValues ?? {}).reduce((sum: number, value) => sum + valueSize(value), 0);

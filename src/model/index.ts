@@ -21,3 +21,5 @@ export * from './guards';
 export * from './partition-view';
 export * from './node-id';
 export * from './events';
+export * from './outbox';
+export * from './customer-stats';

@@ -21,7 +21,9 @@ import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound } from './errors';
 import { checkId } from './keys';
 import { writeTransaction } from './guards';
-import { cancellationReasons } from './transactions';
+import { cancellationReasons, failedCondition } from './transactions';
+import type { EventActor } from './events';
+import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { pattern } from './declare';
 import { ORDER_STATUSES, type OrderStatus } from './entity/parts';
 import {
@@ -50,9 +52,20 @@ export function canMove(from: OrderStatus, to: OrderStatus): boolean {
 export const ORDER_PREFIX = orderHeaderEntity.templates.PK.prefix;
 export const ORDER_SK = orderHeaderEntity.templates.SK.text;
 export const LINE_PREFIX = orderLineEntity.templates.SK.prefix;
-/** The actions of placeOrder (place-order.ts) that are not lines: customer check, idempotency record, summary, header. */
-const FIXED_ACTIONS = 4;
-export const MAX_LINES = TRANSACTION_LIMIT - FIXED_ACTIONS;
+/**
+ * The actions of placeOrder's transaction (place-order.ts) that are not lines: the profile's
+ * sequence Update (it replaced the customer ConditionCheck: one action per item), the idempotency
+ * record, the summary, the header and the OrderPlaced event.
+ */
+export const ORDER_FIXED_ACTIONS = 5;
+/** The most lines placeOrder takes: the rest of DynamoDB's 100 actions (95 since the outbox event took one). */
+export const MAX_LINES = TRANSACTION_LIMIT - ORDER_FIXED_ACTIONS;
+/**
+ * The most lines a STORED order holds: orders placed before the outbox event took an action could
+ * hold 96 (TRANSACTION_LIMIT − 4), and they are still read. Every read bound (orderDetail, the SKU
+ * index, the cost estimate's lines) uses this, never MAX_LINES.
+ */
+export const MAX_STORED_LINES = TRANSACTION_LIMIT - 4;
 
 /** The keys of an order's items, built from their declarations (entity/order.ts). */
 export const orderKeys = {
@@ -121,10 +134,10 @@ export function checkStatus(value: string, field = 'status'): OrderStatus {
 // ---- access patterns -----------------------------------------------------------------------
 
 /**
- * The most items orderDetail reads: the header and MAX_LINES lines, whatever the data. The cost
- * estimate (src/cost.ts) admits `order(id)` with it; placeOrder never writes more lines.
+ * The most items orderDetail reads: the header and MAX_STORED_LINES lines, whatever the data. The
+ * cost estimate (src/cost.ts) admits `order(id)` with it; no order holds more lines.
  */
-export const ORDER_DETAIL_READ_BOUND = 1 + MAX_LINES;
+export const ORDER_DETAIL_READ_BOUND = 1 + MAX_STORED_LINES;
 
 /** orderDetail: header and lines in one Query; undefined when there is no such order. */
 export const orderDetail = pattern(
@@ -136,7 +149,7 @@ export const orderDetail = pattern(
     keyCondition: 'PK = ORDER#<orderId>',
     order: 'by sort key',
     bound: () => ORDER_DETAIL_READ_BOUND,
-    boundDoc: `1 + lines (≤ ${MAX_LINES}): ORDER_DETAIL_READ_BOUND`,
+    boundDoc: `1 + lines (≤ ${MAX_STORED_LINES}): ORDER_DETAIL_READ_BOUND`,
   },
   async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
     const { items } = await queryAll(
@@ -168,29 +181,45 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
 const STATUS_ATTEMPTS = 5;
 
 /**
- * updateOrderStatus: reads the header, checks the move against the status machine and moves the
- * header, the summary and the summary's GSI1 key in one transaction conditioned on the status it
- * read. A racing move makes it read again and re-check, so every copy always agrees and no
- * forbidden move ever lands. NOT_FOUND for a missing order, CONFLICT for a forbidden move.
- * `options.ownedBy` restricts the move to that customer's orders: another's reads as missing
- * (NOT_FOUND), so a caller learns nothing of orders that are not its own.
+ * updateOrderStatus: reads the header (one consistent GetItem), checks the move against the status
+ * machine, and moves the header (with the order aggregate's `eventSeq`), the summary and the
+ * summary's GSI1 key in one transaction conditioned on the status and sequence it read, with the
+ * OrderStatusChanged event (the order's own sequence; `customerId` the order's customer). A racing
+ * move cancels it: the cancellation returns the header as it now stands (ALL_OLD), and the move is
+ * checked again against that, without another read. So every copy always agrees, no forbidden move
+ * ever lands and no two events share a sequence. NOT_FOUND for a missing order, CONFLICT for a
+ * forbidden move. `options.ownedBy` restricts the move to that customer's orders: another's reads
+ * as missing (NOT_FOUND), so a caller learns nothing of orders that are not its own.
  */
 export async function updateOrderStatus(
   table: Table,
   id: string,
   status: string,
+  actor: EventActor,
   options: { ownedBy?: string | undefined } = {},
 ): Promise<OrderRecord> {
   const orderId = checkOrderId(id);
   const to = checkStatus(status);
+  let item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
   for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
-    const item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
     const current = item ? orderFromItem(item) : undefined;
     if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy))
       throw notFound(`no order with id ${orderId}`);
     if (!canMove(current.status, to)) {
       throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
     }
+    const step = sequenceStep(sequenceOf(item));
+    const event = outboxEvent(
+      {
+        eventType: 'OrderStatusChanged',
+        aggregateType: 'Order',
+        aggregateId: orderId,
+        customerId: current.customerId,
+        payload: { orderId, from: current.status, to },
+      },
+      step.values[':seq'] as number,
+      actor,
+    );
     const values = { ':to': to, ':from': current.status };
     const names = { '#status': 'status' };
     try {
@@ -198,10 +227,11 @@ export async function updateOrderStatus(
         {
           Update: {
             Key: orderKeys.header(orderId),
-            UpdateExpression: 'SET #status = :to',
-            ConditionExpression: '#status = :from',
+            UpdateExpression: `SET #status = :to, ${step.set}`,
+            ConditionExpression: `#status = :from AND ${step.condition}`,
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            ExpressionAttributeValues: { ...values, ...step.values },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
         {
@@ -213,11 +243,15 @@ export async function updateOrderStatus(
             ExpressionAttributeValues: { ...values, ':gsi1pk': orderSummaryEntity.gsi1({ ...current, status: to }).GSI1PK },
           },
         },
+        eventPut(event),
       ]);
       return { ...current, status: to };
     } catch (error) {
-      if (!cancellationReasons(error)) throw error;
-      // Another move landed between our read and our write: read again and re-check.
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      // Another move landed between our read and our write: check the move again against it. Any
+      // other cancellation tries the same again (a stale header fails its condition then): one read.
+      if (failedCondition(reasons[0])) item = reasons[0]?.Item;
     }
   }
   throw conflict(`order ${orderId} is being changed concurrently; try again`);

@@ -1,9 +1,13 @@
 /**
  * placeOrder: an order priced by the catalog, written whole or not at all.
  *
- * Two requests in two waves: `catalogPrices` (one BatchGetItem of the order's distinct SKUs,
- * ConsistentRead, product.ts), then one TransactWriteItems holding the customer ConditionCheck,
- * the idempotency record (TTL), the summary, the header and the lines (with their SKU index keys).
+ * Two requests in two waves: `orderInputs` (one BatchGetItem of the order's distinct SKUs and the
+ * customer's profile, ConsistentRead), then one TransactWriteItems holding the profile's sequence
+ * Update (the customer must exist, and its `eventSeq` is still the one read), the idempotency
+ * record (TTL), the summary, the header, the lines (with their SKU index keys) and the OrderPlaced
+ * event of the customer aggregate (outbox.ts). The profile rides in the catalog read at no extra
+ * request; a concurrent write of the customer cancels the transaction, whose ALL_OLD profile gives
+ * the sequence to try again with (no read). A missing customer is NOT_FOUND after the read alone.
  * The client sends SKUs and quantities only; each line's `unitPriceCents` and the order's
  * `totalCents` come from the catalog. An unknown or inactive SKU is BAD_USER_INPUT naming the line
  * (`input.lines[3].sku`) and writes nothing.
@@ -12,17 +16,20 @@
  * the order had been placed the instant before the change (and a product made inactive in between
  * is sold that once, likewise). There is deliberately no ConditionCheck on the products in the
  * transaction: each would take one of its 100 actions (an order of distinct SKUs could then hold
- * only 48 lines instead of 96), every price edit would cancel the checkouts in flight, and two
+ * only 47 lines instead of 95), every price edit would cancel the checkouts in flight, and two
  * concurrent orders of one popular product would conflict with each other on its item.
  *
  * Idempotency: the key belongs to the customer (idempotency.ts), and the fingerprint covers the
  * customer, the SKUs and quantities of the lines and placedAt, not the prices, so a replay after
  * a price change (or after the product was made inactive) returns the original order, as charged.
  */
-import type { Table, TransactAction } from '../dynamo/table';
+import type { Item, Table, TransactAction } from '../dynamo/table';
 import { badInput, conflict, type DomainError } from './errors';
 import { checkTimestamp, newId, nowIso } from './keys';
-import { checkCustomerId, customerKeys, customerNotFound } from './customer';
+import { checkCustomerId, customerEvent, customerKeys, customerNotFound } from './customer';
+import type { EventActor } from './events';
+import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
+import { pattern } from './declare';
 import {
   checkIdempotencyKey,
   epochSeconds,
@@ -37,7 +44,7 @@ import {
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
 import { checkSku } from './sku-index';
-import { catalogPrices } from './product';
+import { productFromItem, productKeys, type ProductRecord } from './product';
 import { headerToItem, indexedLineToItem, MAX_LINES, orderDetail, summaryToItem, type OrderLineRecord, type OrderRecord } from './order';
 
 const INT_MAX = 2_147_483_647;
@@ -86,7 +93,7 @@ export function checkPlacedAt(value: string, now = Date.now(), field = 'input.pl
  * payload it is CONFLICT. NOT_FOUND for a missing customer. Every input check happens before the
  * first request; an order too large for one transaction is BAD_USER_INPUT before anything is sent.
  */
-export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<OrderRecord> {
+export async function placeOrder(table: Table, input: PlaceOrderInput, actor: EventActor): Promise<OrderRecord> {
   const customerId = checkCustomerId(input.customerId, 'input.customerId');
   const key = checkIdempotencyKey(input.idempotencyKey);
   const requested = checkLines(input.lines);
@@ -97,9 +104,10 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     placedAt: requestedAt ?? null,
   });
 
-  // Wave 1: the current prices, consistent.
-  const catalog = await catalogPrices(
+  // Wave 1: the current prices and the customer's profile (its sequence), consistent.
+  const { catalog, profile } = await orderInputs(
     table,
+    customerId,
     requested.map((line) => line.sku),
   );
   const unsold = requested.findIndex((line) => !catalog.get(line.sku)?.active);
@@ -111,6 +119,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     );
     return replayOr(table, customerId, key, digest, refusal);
   }
+  if (!profile) throw customerNotFound(customerId);
   const lines: OrderLineRecord[] = requested.map((line) => ({ ...line, unitPriceCents: catalog.get(line.sku)!.priceCents }));
   const totalCents = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
   if (totalCents > INT_MAX) throw badInput(`the order total must be at most ${INT_MAX} cents`, 'input.lines');
@@ -125,8 +134,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     lines,
   };
   const now = epochSeconds();
-  const actions: TransactAction[] = [
-    { ConditionCheck: { Key: customerKeys.profile(customerId), ConditionExpression: 'attribute_exists(PK)' } },
+  const orderItems: TransactAction[] = [
     {
       Put: {
         Item: idempotencyToItem({ customerId, key, orderId: order.id, fingerprint: digest, expiresAt: now + IDEMPOTENCY_TTL_SECONDS }),
@@ -139,19 +147,82 @@ export async function placeOrder(table: Table, input: PlaceOrderInput): Promise<
     { Put: { Item: headerToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
     ...lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
   ];
-  // Wave 2: the transaction.
-  try {
-    await writeTransaction(table, actions);
-    return order;
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    const held = failedCondition(reasons[1]) && reasons[1]?.Item ? idempotencyFromItem(reasons[1].Item, now) : undefined;
-    if (held) return heldOrder(table, held, digest);
-    if (failedCondition(reasons[0])) throw customerNotFound(customerId);
-    throw error;
+  const payload = { orderId: order.id, status: order.status, totalCents, lineCount: order.lineCount, placedAt: order.placedAt };
+  // Wave 2: the transaction (again, from the profile's ALL_OLD, when another write of the customer came first).
+  let root: Item | undefined = profile;
+  for (let attempt = 0; attempt < ORDER_ATTEMPTS; attempt++) {
+    if (!root) throw customerNotFound(customerId);
+    const step = sequenceStep(sequenceOf(root));
+    const event = outboxEvent(customerEvent('OrderPlaced', customerId, payload), step.values[':seq'] as number, actor);
+    const actions: TransactAction[] = [
+      {
+        Update: {
+          Key: customerKeys.profile(customerId),
+          UpdateExpression: `SET ${step.set}`,
+          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
+          ExpressionAttributeValues: step.values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      ...orderItems,
+      eventPut(event),
+    ];
+    try {
+      await writeTransaction(table, actions);
+      return order;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const held = failedCondition(reasons[1]) && reasons[1]?.Item ? idempotencyFromItem(reasons[1].Item, now) : undefined;
+      if (held) return heldOrder(table, held, digest);
+      if (!failedCondition(reasons[0])) throw error;
+      root = reasons[0]?.Item;
+    }
   }
+  throw conflict(`customer ${customerId} is being changed concurrently; try again`);
 }
+
+/**
+ * How many times placeOrder sends its transaction when other writes of the customer move its
+ * sequence first (each retry costs one request and no read). Concurrent orders of one customer
+ * (other keys) serialise on the profile's sequence: the last of n racing ones needs n attempts.
+ */
+const ORDER_ATTEMPTS = 8;
+
+/**
+ * orderInputs: the current products of the order's distinct SKUs and the customer's profile (for
+ * its `eventSeq`, and whether it exists), in ONE BatchGetItem with ConsistentRead: a price just
+ * changed is the price read. At most MAX_LINES + 1 = 96 keys, one call.
+ */
+export const orderInputs = pattern(
+  {
+    entity: 'Product',
+    graphql: ['Mutation.placeOrder'],
+    index: 'table',
+    operation: 'BatchGetItem',
+    keyCondition:
+      'PK = CATALOG, SK = PRODUCT#<sku> for the distinct SKUs of one order, and PK = CUSTOMER#<id>, SK = PROFILE; ConsistentRead (wave 1 of 2, then the transaction)',
+    order: '—',
+    bound: (_table, _customerId, skus) => new Set(skus).size + 1,
+    boundDoc: `the distinct SKUs and the profile (≤ ${MAX_LINES} + 1: one call)`,
+  },
+  async function orderInputs(
+    table: Table,
+    customerId: string,
+    skus: readonly string[],
+  ): Promise<{ catalog: Map<string, ProductRecord>; profile: Item | undefined }> {
+    const profileKey = customerKeys.profile(customerId);
+    const items = await table.batchGet([profileKey, ...[...new Set(skus)].map(productKeys.key)], { consistent: true });
+    const profile = items.find((item) => item.PK === profileKey.PK && item.SK === profileKey.SK);
+    const catalog = new Map<string, ProductRecord>();
+    for (const item of items) {
+      if (item === profile) continue;
+      const product = productFromItem(item);
+      catalog.set(product.sku, product);
+    }
+    return { catalog, profile };
+  },
+);
 
 /** The order a live record of this key produced, when the payload is the same; CONFLICT when not. */
 async function heldOrder(table: Table, held: IdempotencyRecord, digest: string): Promise<OrderRecord> {

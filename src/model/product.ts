@@ -13,12 +13,15 @@
  *   by full key, so they spread over whatever ranges the collection has been split into.
  * A product is never deleted, only made inactive: orders keep naming its SKU.
  */
-import type { Key, Table } from '../dynamo/table';
+import type { Item, Key, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
-import { badInput } from './errors';
+import { badInput, conflict } from './errors';
+import type { EventActor } from './events';
+import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
+import { cancellationReasons, failedCondition } from './transactions';
 import { checkText } from './keys';
 import { checkFirst, decodeCursor, encodeCursor } from './cursor';
-import { guardItem } from './guards';
+import { writeTransaction } from './guards';
 import { checkSku } from './sku-index';
 import { pattern } from './declare';
 import { productEntity, productFromItem, productToItem, type ProductRecord } from './entity/product';
@@ -153,20 +156,19 @@ function decodeProductCursor(cursor: string): Key {
 /**
  * catalogPrices: the current products of `skus` (distinct), in ONE BatchGetItem with
  * ConsistentRead (a price just changed is the price read). Returns them by SKU; a SKU with no
- * product is absent. At most 96 SKUs (an order's lines) or 100 (the products of one `nodes`
- * call, src/loaders/lists.ts), so one call of ≤ 100 keys.
+ * product is absent. At most 100 (the products of one `nodes` call, src/loaders/lists.ts), so one
+ * call of ≤ 100 keys. (placeOrder reads its prices with its customer's profile: `orderInputs`.)
  */
 export const catalogPrices = pattern(
   {
     entity: 'Product',
-    graphql: ['Mutation.placeOrder', 'Query.node(s)'],
+    graphql: ['Query.node(s)'],
     index: 'table',
     operation: 'BatchGetItem',
-    keyCondition:
-      'PK = CATALOG, SK = PRODUCT#<sku>, ConsistentRead: the distinct SKUs of one order (wave 1 of 2, then the transaction), or the products of one node/nodes wave',
+    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, ConsistentRead: the products of one node/nodes wave',
     order: '—',
     bound: (_table, skus) => new Set(skus).size,
-    boundDoc: 'the distinct SKUs (≤ 96 of an order, ≤ 100 of nodes: one call)',
+    boundDoc: 'the distinct SKUs (≤ 100 of nodes: one call)',
   },
   async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
     const distinct = [...new Set(skus)];
@@ -183,13 +185,56 @@ export const catalogPrices = pattern(
 
 // ---- writes --------------------------------------------------------------------------------
 
+/** How many times putProduct tries again when another write of the product moved its sequence first. */
+const PRODUCT_WRITE_ATTEMPTS = 5;
+
 /**
- * putProduct: creates or replaces the product of a SKU, one PutItem. A new price applies to
- * orders placed after it; orders already placed keep the price they were charged (their lines
- * carry it). Returns what was written.
+ * putProduct: creates or replaces the product of a SKU, with its ProductPut event (the product
+ * aggregate, keyed by SKU), in one transaction. A new price applies to orders placed after it;
+ * orders already placed keep the price they were charged (their lines carry it). Returns what was
+ * written.
+ *
+ * No read first: the first attempt assumes a new product (sequence 1, `attribute_not_exists`).
+ * When the SKU exists, the cancellation returns its item (ALL_OLD), and the second attempt replaces
+ * it conditioned on the sequence it holds. So a new SKU costs one request and a replaced one two;
+ * a read first would cost two always. A concurrent putProduct of the SKU is handled the same way.
  */
-export async function putProduct(table: Table, input: ProductInput): Promise<ProductRecord> {
+export async function putProduct(table: Table, input: ProductInput, actor: EventActor): Promise<ProductRecord> {
   const checked = checkProduct(input);
-  await table.put({ Item: guardItem(productToItem(checked)) });
-  return checked;
+  let stored: Item | undefined;
+  for (let attempt = 0; attempt < PRODUCT_WRITE_ATTEMPTS; attempt++) {
+    const was = sequenceOf(stored);
+    const step = sequenceStep(was);
+    const sequence = step.values[':seq'] as number;
+    const event = outboxEvent(
+      {
+        eventType: 'ProductPut',
+        aggregateType: 'Product',
+        aggregateId: checked.sku,
+        payload: { sku: checked.sku, priceCents: checked.priceCents, active: checked.active },
+      },
+      sequence,
+      actor,
+    );
+    try {
+      await writeTransaction(table, [
+        {
+          Put: {
+            Item: { ...productToItem(checked), [EVENT_SEQ]: sequence },
+            ConditionExpression: stored ? `attribute_exists(PK) AND ${step.condition}` : 'attribute_not_exists(PK)',
+            ...(stored && was > 0 ? { ExpressionAttributeValues: { ':seqWas': was } } : {}),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        eventPut(event),
+      ]);
+      return checked;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      // The product as it stands; any other cancellation tries the same again. putProduct never reads.
+      if (failedCondition(reasons[0])) stored = reasons[0]?.Item;
+    }
+  }
+  throw conflict(`product ${checked.sku} is being changed concurrently; try again`);
 }

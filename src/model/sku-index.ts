@@ -23,7 +23,7 @@ import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } fro
 import { pattern } from './declare';
 import { orderLineEntity, SKU_MAX } from './entities';
 import { checkKeyPart } from './keys';
-import { MAX_LINES, orderFromItem, orderKeys, skuKeys, type OrderRecord } from './order';
+import { MAX_STORED_LINES, orderFromItem, orderKeys, skuKeys, type OrderRecord } from './order';
 
 /** Validates a SKU as it stands in a key: trimmed, 1..64 characters, no `#`. */
 export function checkSku(value: string, field = 'sku'): string {
@@ -57,7 +57,7 @@ export const ordersBySku = pattern(
     const scope = cursorScope(checked);
     const after = args.after == null ? undefined : decodeSkuCursor(args.after, scope);
 
-    const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_LINES);
+    const positions = await orderPositions(table, checked, after, first + 1, (first + 1) * MAX_STORED_LINES);
     const taken = positions.slice(0, first);
     const orders = await orderHeaders(table, taken.map(orderIdOf));
     return orderPage(
@@ -70,13 +70,13 @@ export const ordersBySku = pattern(
 );
 
 /**
- * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_LINES` index
- * entries (an order holds at most MAX_LINES lines, so that many entries always name `first + 1`
+ * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_STORED_LINES` index
+ * entries (an order holds at most MAX_STORED_LINES lines, so that many entries always name `first + 1`
  * orders; `orderPositions` never reads past it) and `first` headers. The cost estimate
  * (src/cost.ts) charges exactly this.
  */
 export function skuPageReadBound(first: number): number {
-  return (first + 1) * MAX_LINES + first;
+  return (first + 1) * MAX_STORED_LINES + first;
 }
 
 /** The most lines one continuation Query asks for. */
@@ -91,8 +91,8 @@ const CONTINUATION_LIMIT = 1000;
  *
  * `budget` caps the index entries read in all (every Query's Limit is at most what is left of
  * it), so a page never reads more than the estimate it was admitted with. The caller passes
- * `wanted × MAX_LINES`: the lines read belong to the orders found, at most MAX_LINES each, so
- * while fewer than `wanted` orders are found at most `(wanted − 1) × MAX_LINES` are spent, and
+ * `wanted × MAX_STORED_LINES`: the lines read belong to the orders found, at most MAX_STORED_LINES each, so
+ * while fewer than `wanted` orders are found at most `(wanted − 1) × MAX_STORED_LINES` are spent, and
  * what is left always suffices for the missing ones. The budget never cuts a page short.
  */
 async function orderPositions(table: Table, sku: string, before: string | undefined, wanted: number, budget: number): Promise<string[]> {

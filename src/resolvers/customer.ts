@@ -10,11 +10,16 @@ import {
   removeAddress,
   updateCustomer,
   addressNodeId,
+  customerProfile,
+  NO_STATS,
   type CustomerRecord,
   type CustomerRef,
+  type CustomerStats,
 } from '../model';
+
 import { customerView, primeNewCustomer, primeProfile } from '../loaders';
 import { customerNeed, orderWindowArgs } from './lookahead';
+import { actorOf } from './actor';
 
 export const customerQueries: QueryResolvers = {
   // Exact screens (ConsistentRead, same requests, twice the read capacity): `me` is the signed-in
@@ -33,6 +38,7 @@ export const customerQueries: QueryResolvers = {
     // The loader records the profile it finds in the request's customer collections.
     const profile = await ctx.loaders.customerByEmail.load(checkEmail(email, 'email'));
     if (!profile) return null;
+    indexCopies.add(profile); // Customer.stats reads the table's profile (GSI1 does not project stats)
     // Anything beyond the profile (addresses, orders) is read now, in one batch with its peers;
     // eventually (GSI1 is never read strongly, so the field is eventual anyway), but the index
     // proved the customer: a miss is read again strongly rather than answered null.
@@ -49,24 +55,24 @@ export const customerMutations: MutationResolvers = {
   async createCustomer(_root, { input }, ctx) {
     // A customer makes its own (the id its identity names); staff make anyone's.
     const id = ctx.principal.kind === 'customer' ? ctx.principal.customerId : undefined;
-    const customer = await createCustomer(ctx.table, input, { id });
+    const customer = await createCustomer(ctx.table, input, actorOf(ctx.principal), { id });
     primeNewCustomer(ctx.loaders, customer);
     return { id: customer.id, profile: customer };
   },
 
   async updateCustomer(_root, { id, input }, ctx) {
-    const customer = await updateCustomer(ctx.table, id, input);
+    const customer = await updateCustomer(ctx.table, id, input, actorOf(ctx.principal));
     primeProfile(ctx.loaders, customer);
     return { id: customer.id, profile: customer };
   },
 
   // The address as written, with its customer (its id names both): a client's cache updates from it.
   putAddress: async (_root, { customerId, input }, ctx) => ({
-    ...(await putAddress(ctx.table, customerId, input)),
+    ...(await putAddress(ctx.table, customerId, input, actorOf(ctx.principal))),
     customerId: checkCustomerId(customerId, 'customerId'),
   }),
 
-  removeAddress: (_root, { customerId, label }, ctx) => removeAddress(ctx.table, customerId, label),
+  removeAddress: (_root, { customerId, label }, ctx) => removeAddress(ctx.table, customerId, label, actorOf(ctx.principal)),
 };
 
 export const Customer: CustomerResolvers = {
@@ -75,6 +81,11 @@ export const Customer: CustomerResolvers = {
   name: (customer, _args, ctx) => customer.profile?.name ?? profileOf(customer, ctx).then((profile) => profile.name),
   email: (customer, _args, ctx) => customer.profile?.email ?? profileOf(customer, ctx).then((profile) => profile.email),
   createdAt: (customer, _args, ctx) => customer.profile?.createdAt ?? profileOf(customer, ctx).then((profile) => profile.createdAt),
+
+  // The order aggregate the relay keeps on the profile: answered with the profile the screen read.
+  // A GSI1 copy of the profile (customerByEmail) lacks it (INCLUDE does not project it): one GetItem then.
+  stats: (customer, _args, ctx) =>
+    customer.profile && !indexCopies.has(customer.profile) ? (customer.profile.stats ?? NO_STATS) : statsOf(customer, ctx),
 
   // Usually answered from what the parent's look-ahead already read: no batch, no promise.
   addresses: (customer, _args, ctx) =>
@@ -107,6 +118,17 @@ function then<T, U>(value: T | Promise<T>, f: (value: T) => U): U | Promise<U> {
 async function customerById(customerId: string, ctx: Context, info: GraphQLResolveInfo): Promise<CustomerRef | null> {
   const view = await customerView(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId), exact: true });
   return view ? { id: customerId, profile: view.profile } : null;
+}
+
+/** Profiles read from GSI1 (customerByEmail): they lack the stats attributes, which the index does not project. */
+const indexCopies = new WeakSet<CustomerRecord>();
+
+/** The stats of a customer whose profile at hand cannot tell them. */
+async function statsOf(customer: CustomerRef, ctx: Context): Promise<CustomerStats> {
+  const profile =
+    customer.profile && indexCopies.has(customer.profile) ? await customerProfile(ctx.table, customer.id) : await profileOf(customer, ctx);
+  if (!profile) vanished(customer.id);
+  return profile.stats ?? NO_STATS;
 }
 
 /** The profile of a customer reference: at hand, or from the request's collection memo. */

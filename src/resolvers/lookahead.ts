@@ -35,7 +35,8 @@ import {
 } from 'graphql';
 import { checkWindowArgs, type CheckedWindowArgs, type CollectionNeed, type CustomerCollections, type OrderWindowArgs } from '../model';
 
-const PROFILE_FIELDS = new Set(['name', 'email', 'createdAt']);
+/** Fields answered from the profile item (`stats`: the aggregate the relay keeps on it). */
+const PROFILE_FIELDS = new Set(['name', 'email', 'createdAt', 'stats']);
 const CUSTOMER = 'Customer';
 
 /** What a selection of a customer wants, the same for every customer it is asked of. */

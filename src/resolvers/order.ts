@@ -3,6 +3,7 @@ import { badInput, checkOrderId, placeOrder, updateOrderStatus } from '../model'
 import { customerView, primeOrder, provenOrder } from '../loaders';
 import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
+import { actorOf } from './actor';
 
 /**
  * A connection's PageInfo. Paging is forward only (first/after): `hasPreviousPage` is true exactly
@@ -37,14 +38,14 @@ export const orderMutations: MutationResolvers = {
   async placeOrder(_root, { input }, ctx) {
     const customerId = input.customerId ?? (ctx.principal.kind === 'staff' ? undefined : ownCustomerId(ctx.principal));
     if (customerId == null) throw badInput('input.customerId is required: staff order for a customer they name', 'input.customerId');
-    const order = await placeOrder(ctx.table, { ...input, customerId });
+    const order = await placeOrder(ctx.table, { ...input, customerId }, actorOf(ctx.principal));
     primeOrder(ctx.loaders, order);
     return order;
   },
 
   // Staff move any order; a customer (allowed only to cancel, src/schema/access.ts) only its own.
   updateOrderStatus: (_root, { id, status }, ctx) =>
-    updateOrderStatus(ctx.table, id, status, {
+    updateOrderStatus(ctx.table, id, status, actorOf(ctx.principal), {
       ownedBy: ctx.principal.kind === 'staff' ? undefined : (ownCustomerId(ctx.principal) ?? 'nobody'),
     }),
 };

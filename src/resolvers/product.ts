@@ -1,6 +1,7 @@
 import type { MutationResolvers, ProductConnectionResolvers, ProductResolvers, QueryResolvers } from './types.generated';
 import { productNodeId, putProduct } from '../model';
 import { pageInfo } from './order';
+import { actorOf } from './actor';
 
 export const productQueries: QueryResolvers = {
   product: (_root, { sku }, ctx) => ctx.loaders.product.load(sku),
@@ -9,7 +10,7 @@ export const productQueries: QueryResolvers = {
 };
 
 export const productMutations: MutationResolvers = {
-  putProduct: (_root, { input }, ctx) => putProduct(ctx.table, input),
+  putProduct: (_root, { input }, ctx) => putProduct(ctx.table, input, actorOf(ctx.principal)),
 };
 
 export const ProductConnection: ProductConnectionResolvers = {

@@ -14,11 +14,17 @@
  * | signed in, no customer yet | `createCustomer` for itself (once), `me` (null), the catalog |
  * | customer           | its own customer, addresses and orders; orders for itself; cancel its own PENDING/PAID orders; the catalog |
  * | staff              | everything |
+ *
+ * Subscriptions (websocket only, src/websocket.ts) are decided the same way before their stream
+ * starts, and their rule's `hears` filters every event the stream would deliver: `orderUpdated(id)`
+ * staff any order, a customer its own (one read, as `order(id)`; another's is NOT_FOUND like a
+ * missing one); `myOrderEvents` the caller's own customer's events; `ordersByStatusEvents` staff.
  */
 import type { GraphQLFieldResolver } from 'graphql';
 import { ownCustomerId, type Principal } from '../auth';
 import type { Context } from '../context';
-import { checkCustomerId, DomainError, ErrorCode, forbidden } from '../model';
+import { checkCustomerId, DomainError, ErrorCode, forbidden, notFound, type OutboxEvent } from '../model';
+import type { EventStream } from '../events/hub';
 
 /** Field arguments as graphql-js coerced them; each rule reads the ones its field declares. */
 type Args = Record<string, unknown>;
@@ -30,6 +36,8 @@ export interface Rule {
   check?(principal: Principal, args: Args): DomainError | undefined;
   /** What of a result found by reading the principal may see; refused results read as missing. */
   filter?(principal: Principal, result: unknown): unknown;
+  /** Subscriptions: whether the principal may hear this event (checked on every event of the stream). */
+  hears?(principal: Principal, event: OutboxEvent): boolean;
 }
 
 const reached: Rule = { who: 'reached' };
@@ -68,6 +76,11 @@ function ownNodeOrNull(principal: Principal, result: unknown): unknown {
   if (node.priceCents !== undefined) return node;
   // An order or an address names its customer; a customer is its own.
   return (node.customerId ?? node.id) === ownCustomerId(principal) ? node : null;
+}
+
+/** An event is heard by staff and by the customer it concerns. */
+function ownEvent(principal: Principal, event: OutboxEvent): boolean {
+  return principal.kind === 'staff' || (event.customerId !== undefined && event.customerId === ownCustomerId(principal));
 }
 
 const all = (...fields: string[]): Record<string, Rule> => Object.fromEntries(fields.map((field) => [field, reached]));
@@ -113,7 +126,23 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
     },
     putProduct: staff,
   },
-  Customer: all('id', 'name', 'email', 'createdAt', 'addresses', 'orders'),
+  Subscription: {
+    // One read of the order (as order(id)); another customer's order is refused as a missing one: NOT_FOUND.
+    orderUpdated: { who: 'owner or staff', filter: ownOrderOrNull, hears: ownEvent },
+    // The caller's own customer's events, staff included (a staff token naming no customer is refused).
+    myOrderEvents: {
+      who: 'signed in',
+      check: (principal) =>
+        ownCustomerId(principal) === undefined
+          ? forbidden('your token names no customer: staff follow orders with ordersByStatusEvents')
+          : undefined,
+      hears: (principal, event) => event.customerId !== undefined && event.customerId === ownCustomerId(principal),
+    },
+    ordersByStatusEvents: { ...staff, hears: (principal) => principal.kind === 'staff' },
+  },
+  Customer: all('id', 'name', 'email', 'createdAt', 'addresses', 'orders', 'stats'),
+  // The order aggregate (src/model/customer-stats.ts): whoever reached the customer, like its other fields.
+  CustomerStats: all('orderCount', 'lifetimeCents', 'asOf'),
   Address: all('id', 'label', 'street', 'city', 'postalCode', 'country'),
   Order: all('id', 'placedAt', 'status', 'totalCents', 'customer', 'lines'),
   OrderLine: all('lineNo', 'sku', 'quantity', 'unitPriceCents'),
@@ -123,9 +152,10 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
   Product: all('id', 'sku', 'name', 'priceCents', 'active'),
   ProductConnection: all('nodes', 'edges', 'pageInfo'),
   ProductEdge: all('cursor', 'node'),
+  OrderEvent: all('eventId', 'type', 'sequence', 'occurredAt', 'orderId', 'customerId', 'status', 'previousStatus', 'totalCents', 'order'),
 };
 
-export const ROOT_TYPES = ['Query', 'Mutation'] as const;
+export const ROOT_TYPES = ['Query', 'Mutation', 'Subscription'] as const;
 
 /**
  * The root resolvers with their rules enforced: anonymous callers are refused (the plugin
@@ -137,12 +167,13 @@ export function withAccess<R extends object>(resolvers: R): R {
   const byType = resolvers as Record<string, unknown>;
   const wrapped: Record<string, unknown> = { ...byType };
   for (const type of ROOT_TYPES) {
-    const fields = byType[type] as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;
+    const fields = byType[type] as Record<string, GraphQLFieldResolver<unknown, Context> | Subscriber> | undefined;
     if (!fields) continue;
     wrapped[type] = Object.fromEntries(
       Object.entries(fields).map(([field, resolve]) => {
         const rule = ACCESS[type]?.[field];
         if (!rule || rule.who === 'reached') throw new Error(`${type}.${field} has no access rule in src/schema/access.ts`);
+        if (typeof resolve !== 'function') return [field, { ...resolve, subscribe: guardedSubscription(rule, resolve.subscribe) }];
         return [field, guarded(rule, resolve)];
       }),
     );
@@ -169,6 +200,42 @@ function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): G
       throw error;
     }
   };
+}
+
+/** A subscription field's resolvers: `subscribe` returns a detached stream (src/events/stream.ts). */
+interface Subscriber {
+  subscribe: GraphQLFieldResolver<unknown, Context>;
+  resolve?: GraphQLFieldResolver<unknown, Context>;
+}
+
+/**
+ * A subscription's rule, decided before its stream starts: anonymous, staff-only and `check` as
+ * for any root field; then `subscribe` names its topic (and may read what the rule decides on,
+ * its `subject`); a subject the rule's `filter` hides is NOT_FOUND, exactly as a missing one, and
+ * the stream never starts. Started, the stream delivers only what `hears` lets the principal hear.
+ */
+function guardedSubscription(rule: Rule, subscribe: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> {
+  return async (root, args, ctx, info) => {
+    const { principal } = ctx;
+    if (principal.kind === 'anonymous')
+      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'sign in first: send { Authorization: "Bearer <token>" } in connection_init');
+    if (rule.who === 'staff' && principal.kind !== 'staff') throw forbidden(`${info.parentType.name}.${info.fieldName} is for staff only`);
+    const refusal = rule.check?.(principal, args);
+    if (refusal) throw refusal;
+    const stream = (await subscribe(root, args, ctx, info)) as EventStream;
+    if (rule.filter && principal.kind !== 'staff' && rule.filter(principal, stream.subject) == null) {
+      await stream.return();
+      hidePlan(ctx);
+      throw notFound(missingMessage(info.fieldName, args));
+    }
+    return stream.start(rule.hears ? (event) => rule.hears!(principal, event) : undefined);
+  };
+}
+
+/** The NOT_FOUND a hidden subject reads as: the same words as a missing one (src/resolvers/subscription.ts). */
+function missingMessage(field: string, args: Args): string {
+  // The id as the model normalises it (checkId: upper case), so even its spelling cannot tell the two apart.
+  return field === 'orderUpdated' ? `no order with id ${String(args.id).toUpperCase()}` : `nothing to follow for ${field}`;
 }
 
 /**

@@ -5,7 +5,16 @@
  * Orders name SKUs and quantities; their prices come from the catalog, as a client's do.
  */
 import type { Table } from '../dynamo/table';
-import { createCustomer, placeOrder, putAddress, putProduct, updateOrderStatus, type OrderStatus, type ProductInput } from '../model';
+import {
+  createCustomer,
+  placeOrder,
+  putAddress,
+  putProduct,
+  updateOrderStatus,
+  SYSTEM_ACTOR,
+  type OrderStatus,
+  type ProductInput,
+} from '../model';
 
 /** The demo customer whose token `npm start` prints. */
 export const DEMO_CUSTOMER_EMAIL = 'ana@example.com';
@@ -31,41 +40,55 @@ const PATHS: OrderStatus[][] = [[], ['PAID'], ['PAID', 'SHIPPED'], ['PAID', 'SHI
 export async function loadDemoData(table: Table, now = new Date()): Promise<{ customers: string[]; orders: number }> {
   const customers: string[] = [];
   let orders = 0;
-  for (const product of CATALOG) await putProduct(table, product);
+  for (const product of CATALOG) await putProduct(table, product, SYSTEM_ACTOR);
   for (const [i, person] of PEOPLE.entries()) {
-    const customer = await createCustomer(table, { name: person.name, email: person.email });
+    const customer = await createCustomer(table, { name: person.name, email: person.email }, SYSTEM_ACTOR);
     customers.push(customer.id);
-    await putAddress(table, customer.id, {
-      label: 'home',
-      street: `Calle ${i + 1}`,
-      city: person.city,
-      postalCode: `2800${i}`,
-      country: person.country,
-    });
-    if (i % 2 === 0)
-      await putAddress(table, customer.id, {
-        label: 'work',
-        street: `Avenida ${i + 10}`,
+    await putAddress(
+      table,
+      customer.id,
+      {
+        label: 'home',
+        street: `Calle ${i + 1}`,
         city: person.city,
-        postalCode: `2801${i}`,
+        postalCode: `2800${i}`,
         country: person.country,
-      });
+      },
+      SYSTEM_ACTOR,
+    );
+    if (i % 2 === 0)
+      await putAddress(
+        table,
+        customer.id,
+        {
+          label: 'work',
+          street: `Avenida ${i + 10}`,
+          city: person.city,
+          postalCode: `2801${i}`,
+          country: person.country,
+        },
+        SYSTEM_ACTOR,
+      );
     const count = 6 + i * 3;
     for (let n = 0; n < count; n++) {
       const placedAt = new Date(now.getTime() - (n * 11 + i) * 24 * 3600 * 1000).toISOString();
-      const order = await placeOrder(table, {
-        customerId: customer.id,
-        idempotencyKey: `demo-${customer.id}-${n}`,
-        placedAt,
-        lines: Array.from({ length: 1 + ((n + i) % 3) }, (_, k) => ({
-          sku: SKUS[(n + k + i) % SKUS.length] as string,
-          quantity: 1 + ((n + k) % 4),
-        })),
-      });
+      const order = await placeOrder(
+        table,
+        {
+          customerId: customer.id,
+          idempotencyKey: `demo-${customer.id}-${n}`,
+          placedAt,
+          lines: Array.from({ length: 1 + ((n + i) % 3) }, (_, k) => ({
+            sku: SKUS[(n + k + i) % SKUS.length] as string,
+            quantity: 1 + ((n + k) % 4),
+          })),
+        },
+        SYSTEM_ACTOR,
+      );
       orders++;
       // Older orders have travelled further along the status machine.
       const path = n < 2 ? [] : (PATHS[(n + i) % PATHS.length] as OrderStatus[]);
-      for (const status of path) await updateOrderStatus(table, order.id, status);
+      for (const status of path) await updateOrderStatus(table, order.id, status, SYSTEM_ACTOR);
     }
   }
   return { customers, orders };

@@ -104,6 +104,10 @@ export class TableAnalyzer {
     if (item[TTL_ATTRIBUTE] !== undefined && !entity.expires) {
       this.issue('TTL_ON_NON_EXPIRING', { entity: name, key, detail: `${TTL_ATTRIBUTE} = ${JSON.stringify(item[TTL_ATTRIBUTE])}` });
     }
+    // Idempotency records and outbox events must expire: without a numeric TTL one stays forever.
+    if (entity.expires && typeof item[TTL_ATTRIBUTE] !== 'number') {
+      this.issue('TTL_MISSING', { entity: name, key, detail: `${TTL_ATTRIBUTE} = ${JSON.stringify(item[TTL_ATTRIBUTE] ?? null)}` });
+    }
     if (entity.requiresGsi1 && !hasGsi1) {
       const missing = ['GSI1PK', 'GSI1SK'].filter((attribute) => typeof item[attribute] !== 'string' || item[attribute] === '');
       this.issue('MISSING_GSI1_KEYS', { entity: name, key, detail: `missing ${missing.join(' and ')}` });

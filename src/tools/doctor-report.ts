@@ -21,6 +21,7 @@ export type Level = 'error' | 'warning';
 export type IssueCode =
   | 'UNKNOWN_ENTITY'
   | 'TTL_ON_NON_EXPIRING'
+  | 'TTL_MISSING'
   | 'MISSING_GSI1_KEYS'
   | 'STALE_GSI1_KEYS'
   | 'ITEM_OVER_LIMIT'
@@ -37,6 +38,7 @@ export type IssueCode =
 export const LEVELS: Record<IssueCode, Level> = {
   UNKNOWN_ENTITY: 'error',
   TTL_ON_NON_EXPIRING: 'error',
+  TTL_MISSING: 'warning',
   MISSING_GSI1_KEYS: 'error',
   STALE_GSI1_KEYS: 'error',
   ITEM_OVER_LIMIT: 'error',
@@ -54,6 +56,7 @@ export const LEVELS: Record<IssueCode, Level> = {
 export const MESSAGES: Record<IssueCode, string> = {
   UNKNOWN_ENTITY: 'items whose keys no declared entity claims',
   TTL_ON_NON_EXPIRING: `items carrying the TTL attribute ${TTL_ATTRIBUTE} on an entity that must never expire (DynamoDB would delete them)`,
+  TTL_MISSING: `items of an expiring entity (idempotency records, outbox events) without the TTL attribute ${TTL_ATTRIBUTE}: DynamoDB never deletes them`,
   MISSING_GSI1_KEYS: 'items without the GSI1 keys their entity needs (invisible to its index access pattern)',
   STALE_GSI1_KEYS:
     'items whose GSI1 keys differ from those their own attributes call for (read under the wrong key: an old layout, e.g. another STATUS_SHARDS; migration 0002 rewrites status keys)',
@@ -64,7 +67,7 @@ export const MESSAGES: Record<IssueCode, string> = {
   LSI_PRESENT: 'local secondary indexes on the table (never removable; they cap item collections at 10 GB)',
   GSI1_MISSING: `the table has no ${GSI1}, which the model's index access patterns read`,
   GSI1_PROJECTION_DIFFERS: `${GSI1} projects other attributes than the table definition`,
-  TTL_NOT_ENABLED: `TTL is not enabled on ${TTL_ATTRIBUTE}, so idempotency records never expire`,
+  TTL_NOT_ENABLED: `TTL is not enabled on ${TTL_ATTRIBUTE}, so idempotency records and outbox events never expire`,
   HOT_INDEX_KEY: `one ${GSI1} partition key holds ${DOMINANT_SHARE * 100}% or more of the index's items`,
   DOMINANT_COLLECTION: `one item collection holds ${DOMINANT_SHARE * 100}% or more of the table's items`,
 };

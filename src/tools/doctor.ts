@@ -7,7 +7,7 @@
  *
  * Errors (the data or the table breaks the design):
  * - UNKNOWN_ENTITY: an item whose keys no declared entity claims;
- * - TTL_ON_NON_EXPIRING: the TTL attribute on an entity that must never expire (DynamoDB would
+ * - TTL_ON_NON_EXPIRING: the TTL attribute on an entity that must never expire (any but idempotency records and outbox events: DynamoDB would
  *   silently delete it one day);
  * - STALE_GSI1_KEYS: GSI1 keys that differ from what the item's own attributes call for
  *   (`gsi1Of`), e.g. a status key of an old shard count: the item sits under the wrong index key;
@@ -18,6 +18,9 @@
  * - LSI_PRESENT: a local secondary index (it can only be made with the table and never removed,
  *   and it caps every item collection at 10 GB); GSI1_MISSING: the index the model reads is absent.
  * Warnings (worth a look, never a failed gate):
+ * - TTL_MISSING: an item of an entity that must expire (an idempotency record, an outbox event)
+ *   without a numeric TTL attribute: DynamoDB would keep it forever (the write guards refuse to
+ *   write one; this finds those written around them);
  * - ITEM_NEAR_LIMIT: an item above 300 KB; UNEXPECTED_GSI1_KEYS: GSI1 keys on an entity that
  *   declares none (it widens the index copy); TYPE_MISMATCH: `type` disagrees with the keys;
  * - GSI1_PROJECTION_DIFFERS, TTL_NOT_ENABLED: the table differs from `tableDefinition`;

@@ -164,19 +164,27 @@ export function expectEntity(item: Item, name: string): void {
 export const catalogPrice = (sku: string) => 100 + sku.length;
 
 /**
- * A table that records the transactions it is sent and the keys it is asked to batch-read (as if
- * every SKU were an active product at `catalogPrice`), and fails on anything else.
+ * A table that records the transactions it is sent and the keys it is asked to read, and fails on
+ * anything else. Every SKU is an active product at `catalogPrice`; every customer exists, with a
+ * profile of no address and no event yet (`eventSeq` absent), whether batch-read with an order's
+ * prices or read alone before a write of the customer.
  */
 export function recordingTable() {
   const sent: TransactAction[][] = [];
   const reads: Array<readonly { PK: string; SK: string }[]> = [];
+  const profile = (key: { PK: string; SK: string }) => ({ ...key, type: 'CUSTOMER', id: key.PK.slice('CUSTOMER#'.length) });
   const table = {
     transactWrite: async (actions: readonly TransactAction[]) => {
       sent.push([...actions]);
     },
+    get: async ({ Key }: { Key: { PK: string; SK: string } }) => {
+      reads.push([Key]);
+      return Key.SK === 'PROFILE' ? profile(Key) : undefined;
+    },
     batchGet: async (keys: readonly { PK: string; SK: string }[]) => {
       reads.push(keys);
       return keys.map((key) => {
+        if (key.SK === 'PROFILE') return profile(key);
         const sku = productKeys.skuOf(key.SK)!;
         return productToItem({ sku, name: 'Product', priceCents: catalogPrice(sku), active: true });
       });

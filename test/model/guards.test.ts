@@ -13,6 +13,9 @@ import {
   MAX_ITEM_BYTES,
   newId,
   customerToItem,
+  eventToItem,
+  outboxEvent,
+  SYSTEM_ACTOR,
 } from '../../src/model';
 
 const dynalite = createRequire(import.meta.url)('dynalite/db/index.js') as { itemSize(item: unknown): number };
@@ -69,11 +72,27 @@ describe('write guards', () => {
     expect(guardItem(customerToItem(customer))).toEqual(customerToItem(customer));
   });
 
-  it('lets only idempotency records carry the TTL attribute', () => {
+  it('lets only idempotency records and outbox events carry the TTL attribute, and requires it on them', () => {
     expect(() =>
       guardItem(idempotencyToItem({ customerId: newId(), key: 'k', orderId: newId(), fingerprint: 'f', expiresAt: 1 })),
     ).not.toThrow();
-    expect(() => guardItem({ ...customerToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records may expire/);
+    const event = eventToItem(
+      outboxEvent(
+        {
+          eventType: 'AddressPut',
+          aggregateType: 'Customer',
+          aggregateId: customer.id,
+          customerId: customer.id,
+          payload: { label: 'home' },
+        },
+        1,
+        SYSTEM_ACTOR,
+      ),
+    );
+    expect(() => guardItem(event)).not.toThrow();
+    const { expiresAt: _ttl, ...forever } = event;
+    expect(() => guardItem(forever)).toThrow(/Outbox event without expiresAt: it would never expire/);
+    expect(() => guardItem({ ...customerToItem(customer), expiresAt: 1 })).toThrow(/only idempotency records and outbox events may expire/);
     expect(() =>
       guardActions([
         {
@@ -84,7 +103,7 @@ describe('write guards', () => {
           },
         },
       ]),
-    ).toThrow(/only idempotency records may expire/);
+    ).toThrow(/only idempotency records and outbox events may expire/);
   });
 
   it('refuses an item whose key no entity claims', () => {

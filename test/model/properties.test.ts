@@ -35,6 +35,7 @@ import {
   planCollection,
   productKeys,
   putAddress,
+  SYSTEM_ACTOR,
 } from '../../src/model';
 import {
   SEP,
@@ -104,7 +105,12 @@ describe('no input string reaches another entity or another customer', () => {
         const checked = outcome(() => checkLabel(input));
         const { table, sent } = recordingTable();
         const written = await outcomeAsync(() =>
-          putAddress(table, customerId, { label: input, street: 'Gran Vía 1', city: 'Madrid', postalCode: '28013', country: 'ES' }),
+          putAddress(
+            table,
+            customerId,
+            { label: input, street: 'Gran Vía 1', city: 'Madrid', postalCode: '28013', country: 'ES' },
+            SYSTEM_ACTOR,
+          ),
         );
         expect(written.ok).toBe(checked.ok);
         if (!checked.ok || !written.ok) {
@@ -116,11 +122,16 @@ describe('no input string reaches another entity or another customer', () => {
         expectKey(key.SK, ADDRESS_PREFIX, 3, SK_MAX_BYTES);
         expect(key.SK > 'PROFILE' && key.SK.startsWith('PROFILE#')).toBe(true); // sorts above the profile and every order
         expectEntity(key, 'Address');
-        // What putAddress sent: the intended customer's profile and this address, nothing else.
+        // What putAddress sent: the intended customer's profile, this address and the customer's event, nothing else.
         expect(sent).toHaveLength(1);
-        const [update, put] = sent[0]!;
+        const [update, put, event] = sent[0]!;
+        expect(sent[0]).toHaveLength(3);
         expect(update).toMatchObject({ Update: { Key: customerKeys.profile(customerId) } });
         expect(put).toMatchObject({ Put: { Item: { ...key, customerId, label: checked.value } } });
+        expect(event).toMatchObject({
+          Put: { Item: { PK: `EVENT#Customer#${customerId}`, SK: 'SEQ#0000000001', payload: { label: checked.value } } },
+        });
+        expectEntity((event as { Put: { Item: Item } }).Put.Item, 'Outbox event');
       }),
       { numRuns: 300 },
     );
@@ -131,14 +142,16 @@ describe('no input string reaches another entity or another customer', () => {
       fc.asyncProperty(emailInput, async (input) => {
         const checked = outcome(() => checkEmail(input));
         const { table, sent } = recordingTable();
-        const created = await outcomeAsync(() => createCustomer(table, { name: 'Ana', email: input }));
+        const created = await outcomeAsync(() => createCustomer(table, { name: 'Ana', email: input }, SYSTEM_ACTOR));
         expect(created.ok).toBe(checked.ok);
         if (!checked.ok || !created.ok) {
           expect(sent).toEqual([]);
           return;
         }
         const customer = created.value;
-        const [profile, guard] = sent[0]!.map((action) => ('Put' in action ? (action.Put.Item as Item) : {}));
+        const [profile, guard, event] = sent[0]!.map((action) => ('Put' in action ? (action.Put.Item as Item) : {}));
+        expect(event).toMatchObject({ PK: `EVENT#Customer#${created.value.id}`, SK: 'SEQ#0000000001', eventType: 'CustomerCreated' });
+        expectEntity(event!, 'Outbox event');
         expect(profile).toMatchObject({
           PK: `CUSTOMER#${customer.id}`,
           SK: 'PROFILE',
@@ -184,7 +197,7 @@ describe('no input string reaches another entity or another customer', () => {
     await fc.assert(
       fc.asyncProperty(input, async (order) => {
         const { table, sent, reads } = recordingTable();
-        const placed = await outcomeAsync(() => placeOrder(table, order));
+        const placed = await outcomeAsync(() => placeOrder(table, order, SYSTEM_ACTOR));
         if (!placed.ok) {
           expect(sent).toEqual([]);
           expect(reads).toEqual([]);
@@ -197,13 +210,17 @@ describe('no input string reaches another entity or another customer', () => {
         const { id, placedAt } = placed.value;
         expect(id).toMatch(ULID);
         expect(placed.value.customerId).toBe(customerId);
-        // One catalog read of the distinct SKUs, all under the catalog's own key.
+        // One read: the intended customer's profile and the distinct SKUs, all under the catalog's own key.
         expect(reads).toHaveLength(1);
-        expect(reads[0]).toEqual([...new Set(skus)].map(productKeys.key));
+        expect(reads[0]).toEqual([customerKeys.profile(customerId), ...[...new Set(skus)].map(productKeys.key)]);
 
         expect(sent).toHaveLength(1);
-        const [check, idempotency, summary, header, ...lines] = sent[0]!;
-        expect(check).toEqual({ ConditionCheck: expect.objectContaining({ Key: customerKeys.profile(customerId) }) });
+        const [check, idempotency, summary, header, ...rest] = sent[0]!;
+        const lines = rest.slice(0, -1);
+        expect(check).toEqual({ Update: expect.objectContaining({ Key: customerKeys.profile(customerId) }) });
+        const event = (rest.at(-1) as { Put: { Item: Item } }).Put.Item;
+        expect(event).toMatchObject({ PK: `EVENT#Customer#${customerId}`, SK: 'SEQ#0000000001', eventType: 'OrderPlaced', customerId });
+        expectEntity(event, 'Outbox event');
 
         const record = (idempotency as { Put: { Item: Item } }).Put.Item;
         expect(record).toMatchObject(idempotencyKeys.key(customerId, key));

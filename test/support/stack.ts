@@ -16,6 +16,8 @@ import { bearer, testAuthenticator, tokens } from './auth';
 import type { Authenticate } from '../../src/auth';
 import type { QuotaSettings } from '../../src/limits';
 import type { TrustedDocuments } from '../../src/documents';
+import type { EventHub } from '../../src/events/hub';
+import type { SubscriptionSettings } from '../../src/events/live';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -31,6 +33,8 @@ export interface Stack {
   doc: DynamoDBDocumentClient;
   table: Table;
   tableName: string;
+  /** The server's event hub (`server.hub`): a test publishes outbox events into it, as the relay does. */
+  hub: EventHub;
   /**
    * Sends GraphQL over HTTP as staff (a dev-issuer token), unless `headers.authorization` says
    * otherwise (`''` sends none: anonymous).
@@ -85,6 +89,10 @@ export interface StackOptions {
   quotas?: Partial<QuotaSettings>;
   /** A trusted-documents manifest (src/documents.ts). */
   trustedDocuments?: TrustedDocuments;
+  /** Live updates' limits (src/events/live.ts). */
+  subscriptions?: Partial<SubscriptionSettings>;
+  /** Shutdown grace period of the server (`SHUTDOWN_GRACE_MS`). */
+  stopGracePeriodMillis?: number;
   /**
    * The engine's DynamoDB behaviours, over `DEFAULT_ENGINE` (e.g. `conflictChance`, `gsiLagMs`).
    * `strong: true` starts from STRONG instead (no lag, no stale reads, no conflicts): for a test
@@ -124,6 +132,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     quotas: options.quotas ?? { readsPerMinute: 1e12, writesPerMinute: 1e12 },
     ...(options.trustedDocuments ? { trustedDocuments: options.trustedDocuments } : {}),
+    ...(options.subscriptions ? { subscriptions: options.subscriptions } : {}),
+    ...(options.stopGracePeriodMillis !== undefined ? { stopGracePeriodMillis: options.stopGracePeriodMillis } : {}),
     logger: options.log
       ? pino({ level: 'info' }, { write: (line: string) => options.log!(JSON.parse(line)) })
       : pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
@@ -147,6 +157,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     doc,
     table,
     tableName,
+    hub: server.hub,
     gql,
     async measure(query, variables, headers) {
       engine.wire.reset();

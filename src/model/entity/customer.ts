@@ -53,6 +53,32 @@ export function customerFromItem(item: Item) {
     name: str(item, 'name'),
     email: str(item, 'email'),
     createdAt: str(item, 'createdAt'),
+    ...statsPart(item),
+  };
+}
+
+/** The order aggregate the relay keeps on the profile (src/model/customer-stats.ts). */
+export interface CustomerStats {
+  orderCount: number;
+  lifetimeCents: number;
+  /** When the last order counted was placed (its event's `occurredAt`); null before the first. */
+  asOf: string | null;
+}
+
+/**
+ * `stats` when the profile item carries them (`statsSeq` is set by the first order counted);
+ * absent otherwise: a customer with no order counted yet, or a GSI1 copy (INCLUDE does not project them).
+ */
+function statsPart(item: Item): { stats?: CustomerStats } {
+  if (typeof item.statsSeq !== 'number') return {};
+  const count = item.orderCount;
+  const cents = item.lifetimeCents;
+  return {
+    stats: {
+      orderCount: typeof count === 'number' ? count : 0,
+      lifetimeCents: typeof cents === 'number' ? cents : 0,
+      asOf: typeof item.statsAsOf === 'string' ? item.statsAsOf : null,
+    },
   };
 }
 /** A customer profile as the model hands it out; GraphQL resolvers receive this type. */

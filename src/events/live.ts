@@ -1,0 +1,70 @@
+/**
+ * The root value of a subscription operation on the websocket server (src/websocket.ts makes one
+ * per connection): the hub its streams listen on, and how they behave on that connection (their
+ * buffer bound, and what a slow consumer's overflow does: close that socket). Subscription
+ * resolvers reach the hub through it; outside the websocket server no subscription can run.
+ */
+import type { OutboxEvent } from '../model/events';
+import type { EventHub } from './hub';
+import type { EventStream } from './stream';
+
+export interface LiveOptions {
+  /** Events buffered per subscription before a slow consumer is dropped. */
+  maxBuffered: number;
+  /** A subscription of this connection overflowed: close the connection (src/websocket.ts). */
+  onOverflow(buffered: number): void;
+}
+
+export class LiveConnection {
+  constructor(
+    readonly hub: EventHub,
+    private readonly options: LiveOptions,
+  ) {}
+
+  /** A detached stream of the events `accept` takes; `subject` is what access decides on. */
+  stream(accept: (event: OutboxEvent) => boolean, subject?: unknown): EventStream {
+    return this.hub.stream({ accept, subject, maxBuffered: this.options.maxBuffered, onOverflow: this.options.onOverflow });
+  }
+}
+
+/** The connection a subscription runs on; throws when it runs anywhere but the websocket server. */
+export function liveConnection(root: unknown): LiveConnection {
+  if (root instanceof LiveConnection) return root;
+  throw new Error('subscriptions run only on the websocket server (src/websocket.ts), which gives them their root value');
+}
+
+/** The limits of live updates on the websocket server (src/config.ts reads their overrides). */
+export interface SubscriptionSettings {
+  /** Subscriptions open at once on one connection; one more is refused (TOO_MANY_SUBSCRIPTIONS). */
+  maxSubscriptionsPerConnection: number;
+  /** Websocket connections open at once per principal (token subject); one more is closed with 1008. */
+  maxConnectionsPerPrincipal: number;
+  /** Events waiting per subscription for a slow consumer; one more closes its connection with 1013. */
+  maxBufferedEvents: number;
+}
+
+export const SUBSCRIPTION_DEFAULTS: SubscriptionSettings = {
+  maxSubscriptionsPerConnection: 10,
+  maxConnectionsPerPrincipal: 5,
+  maxBufferedEvents: 1_000,
+};
+
+/**
+ * `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`
+ * override the defaults (config.ts passes the environment).
+ */
+export function subscriptionOverrides(env: Record<string, string | undefined>): Partial<SubscriptionSettings> {
+  const out: Partial<SubscriptionSettings> = {};
+  for (const [name, key] of [
+    ['SUBSCRIPTIONS_PER_CONNECTION', 'maxSubscriptionsPerConnection'],
+    ['SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL', 'maxConnectionsPerPrincipal'],
+    ['SUBSCRIPTION_BUFFER', 'maxBufferedEvents'],
+  ] as const) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+    out[key] = n;
+  }
+  return out;
+}

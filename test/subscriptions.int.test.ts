@@ -1,0 +1,324 @@
+/**
+ * Live updates over real websockets: the real server (startStack), real signed tokens, graphql-ws's
+ * own client on `ws`. Events are published into the server's hub as the relay publishes them (a
+ * test with a real mutation through the relay is the relay's suite).
+ */
+import WebSocket from 'ws';
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './support/stack';
+import { issuerDir, tokens } from './support/auth';
+import { devClaims } from '../src/auth/dev-issuer';
+import { readConfig } from '../src/config';
+import { World, type CustomerFixture } from './support/fixtures';
+import { newId, type OutboxEvent } from '../src/model';
+import { createApollo } from '../src/server';
+import { createContext } from '../src/context';
+import { testAuthenticator } from './support/auth';
+import { HeaderMap } from '@apollo/server';
+import pino from 'pino';
+
+const LIMITS = { maxSubscriptionsPerConnection: 3, maxConnectionsPerPrincipal: 2, maxBufferedEvents: 5 };
+let stack: Stack;
+let a: CustomerFixture;
+let b: CustomerFixture;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ subscriptions: LIMITS, corsOrigins: ['http://localhost:*'] });
+  const world = new World(stack);
+  a = await world.customer({ orders: 2, status: () => 'PENDING' });
+  b = await world.customer({ orders: 1, status: () => 'PENDING' });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await stack?.close();
+});
+
+const wsUrl = (s: Stack = stack) => s.server.url.replace(/^http/, 'ws');
+
+interface Connection {
+  client: Client;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function connect(token: string | undefined, s: Stack = stack): Connection {
+  let onClosed!: (event: { code: number; reason: string }) => void;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (onClosed = resolve));
+  const client = createClient({
+    url: wsUrl(s),
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    connectionParams: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+    on: { closed: (event) => onClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }) },
+  });
+  clients.push(client);
+  return { client, closed };
+}
+
+interface Subscription {
+  events: any[];
+  errors: any[];
+  done: Promise<void>;
+  stop(): void;
+}
+
+function subscribe(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription {
+  const events: any[] = [];
+  const errors: any[] = [];
+  let stop!: () => void;
+  const done = new Promise<void>((resolve) => {
+    stop = client.subscribe(
+      { query, variables },
+      {
+        next: (result) => (result.errors ? errors.push(...result.errors) : events.push(result.data)),
+        error: (error) => {
+          errors.push(...(Array.isArray(error) ? error : [error]));
+          resolve();
+        },
+        complete: () => resolve(),
+      },
+    );
+  });
+  return { events, errors, done, stop };
+}
+
+async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Waits until the hub has `n` listeners (subscriptions started on the server). */
+const listening = (n: number, s: Stack = stack) => until(() => s.hub.stats().listeners === n, `${n} listeners`);
+
+let seq = 100;
+function placed(customerId: string, orderId: string, totalCents = 1234): OutboxEvent {
+  return {
+    eventId: newId(),
+    eventType: 'OrderPlaced',
+    aggregateType: 'Customer',
+    aggregateId: customerId,
+    sequence: ++seq,
+    customerId,
+    payload: { orderId, status: 'PENDING', totalCents, lineCount: 1, placedAt: new Date().toISOString() },
+    occurredAt: new Date().toISOString(),
+    actor: { kind: 'customer', subject: 'test' },
+  };
+}
+function moved(customerId: string, orderId: string, previousStatus: string, status: string): OutboxEvent {
+  return {
+    eventId: newId(),
+    eventType: 'OrderStatusChanged',
+    aggregateType: 'Order',
+    aggregateId: orderId,
+    sequence: ++seq,
+    customerId,
+    payload: { orderId, from: previousStatus, to: status },
+    occurredAt: new Date().toISOString(),
+    actor: { kind: 'staff', subject: 'test' },
+  };
+}
+
+const FIELDS = 'eventId type sequence orderId customerId status previousStatus totalCents';
+
+describe('subscriptions over graphql-ws', () => {
+  it('delivers each principal its own events, in order, each event once', async () => {
+    const [orderA, orderA2] = a.orders.map((order) => order.id) as [string, string];
+    const orderB = b.orders[0]!.id;
+    const ca = connect(await tokens.customer(a.customer.id));
+    const cb = connect(await tokens.customer(b.customer.id));
+    const staff = connect(await tokens.staff());
+    const mineA = subscribe(ca.client, `subscription { myOrderEvents { ${FIELDS} order { id status } } }`);
+    const mineB = subscribe(cb.client, `subscription { myOrderEvents { ${FIELDS} } }`);
+    const paid = subscribe(staff.client, `subscription($s: OrderStatus!) { ordersByStatusEvents(status: $s) { ${FIELDS} } }`, {
+      s: 'PAID',
+    });
+    const one = subscribe(staff.client, `subscription($id: ID!) { orderUpdated(id: $id) { ${FIELDS} } }`, { id: orderA });
+    await listening(4);
+
+    const events = [
+      placed(a.customer.id, orderA2),
+      moved(a.customer.id, orderA, 'PENDING', 'PAID'),
+      moved(b.customer.id, orderB, 'PENDING', 'PAID'),
+      moved(a.customer.id, orderA, 'PAID', 'SHIPPED'),
+    ];
+    for (const event of events) stack.hub.publish(event);
+    stack.hub.publish({ ...events[1]! }); // delivered again upstream (at least once): heard once
+    await until(
+      () => mineA.events.length === 3 && mineB.events.length === 1 && paid.events.length === 2 && one.events.length === 2,
+      'events',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // nothing more arrives
+
+    const ids = (sub: Subscription, field: string) => sub.events.map((data) => data[field].eventId);
+    expect(ids(mineA, 'myOrderEvents')).toEqual([events[0]!.eventId, events[1]!.eventId, events[3]!.eventId]);
+    expect(ids(mineB, 'myOrderEvents')).toEqual([events[2]!.eventId]);
+    expect(ids(paid, 'ordersByStatusEvents')).toEqual([events[1]!.eventId, events[2]!.eventId]);
+    expect(ids(one, 'orderUpdated')).toEqual([events[1]!.eventId, events[3]!.eventId]);
+    expect(mineA.events[0].myOrderEvents).toMatchObject({
+      type: 'OrderPlaced',
+      orderId: orderA2,
+      customerId: a.customer.id,
+      status: 'PENDING',
+      previousStatus: null,
+      totalCents: 1234,
+      order: { id: orderA2, status: 'PENDING' },
+    });
+    expect(mineA.events[1].myOrderEvents).toMatchObject({ type: 'OrderStatusChanged', status: 'PAID', previousStatus: 'PENDING' });
+    expect(stack.hub.stats().duplicates).toBeGreaterThanOrEqual(1);
+    for (const sub of [mineA, mineB, paid, one]) sub.stop();
+    await listening(0);
+  });
+
+  it("refuses orderUpdated on another customer's order exactly as on a missing one", async () => {
+    const ca = connect(await tokens.customer(a.customer.id));
+    const theirs = subscribe(ca.client, `subscription($id: ID!) { orderUpdated(id: $id) { eventId } }`, {
+      id: b.orders[0]!.id.toLowerCase(),
+    });
+    const missingId = newId();
+    const missing = subscribe(ca.client, `subscription($id: ID!) { orderUpdated(id: $id) { eventId } }`, { id: missingId.toLowerCase() });
+    await Promise.all([theirs.done, missing.done]);
+    expect(theirs.errors).toEqual([
+      expect.objectContaining({ message: `no order with id ${b.orders[0]!.id}`, extensions: { code: 'NOT_FOUND' } }),
+    ]);
+    expect(missing.errors).toEqual([
+      expect.objectContaining({ message: `no order with id ${missingId}`, extensions: { code: 'NOT_FOUND' } }),
+    ]);
+    expect(stack.hub.stats().listeners).toBe(0);
+  });
+
+  it('keeps the staff feed for staff, and checks arguments and limits like HTTP', async () => {
+    const ca = connect(await tokens.customer(a.customer.id));
+    const feed = subscribe(ca.client, 'subscription { ordersByStatusEvents(status: PAID) { eventId } }');
+    const query = subscribe(ca.client, '{ __typename }');
+    const deep = subscribe(
+      ca.client,
+      'subscription { myOrderEvents { order { customer { orders { nodes { customer { orders { nodes { customer { id } } } } } } } } } }',
+    );
+    await Promise.all([feed.done, query.done, deep.done]);
+    expect(feed.errors[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    expect(query.errors[0]).toMatchObject({
+      message: expect.stringMatching(/Only subscriptions run over WebSocket/),
+      extensions: { code: 'BAD_REQUEST' },
+    });
+    expect(deep.errors[0]).toMatchObject({ message: expect.stringMatching(/depth/i), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+  });
+
+  it('closes the socket with 4401 for a bad token or none', async () => {
+    for (const token of ['not-a-token', undefined]) {
+      const connection = connect(token);
+      const sub = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }');
+      expect(await connection.closed).toMatchObject({ code: 4401, reason: expect.stringMatching(/^Unauthorized/) });
+      await sub.done;
+    }
+  });
+
+  it('closes a socket with 4401 when its token expires', async () => {
+    const names = readConfig({ DATA_DIR: issuerDir }).auth;
+    const connection = connect(await tokens.signed(devClaims(names, { customerId: a.customer.id }), 1));
+    const sub = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }');
+    await listening(1);
+    expect(await connection.closed).toMatchObject({ code: 4401, reason: 'Unauthorized: token expired' });
+    await sub.done;
+    await listening(0);
+  });
+
+  it('limits subscriptions per connection and connections per principal', async () => {
+    const token = await tokens.customer(b.customer.id);
+    const first = connect(token);
+    const subs = Array.from({ length: LIMITS.maxSubscriptionsPerConnection }, () =>
+      subscribe(first.client, 'subscription { myOrderEvents { eventId } }'),
+    );
+    await listening(LIMITS.maxSubscriptionsPerConnection);
+    const extra = subscribe(first.client, 'subscription { myOrderEvents { eventId } }');
+    await extra.done;
+    expect(extra.errors[0]).toMatchObject({ extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } });
+
+    const second = connect(token);
+    const other = subscribe(second.client, 'subscription { myOrderEvents { eventId } }');
+    await listening(LIMITS.maxSubscriptionsPerConnection + 1);
+    const third = connect(token);
+    subscribe(third.client, 'subscription { myOrderEvents { eventId } }');
+    expect(await third.closed).toMatchObject({ code: 1008, reason: expect.stringMatching(/Too many connections/) });
+    for (const sub of [...subs, other]) sub.stop();
+    await listening(0);
+  });
+
+  it('drops a subscriber that falls more than the buffer behind, closing its socket with 1013', async () => {
+    const connection = connect(await tokens.customer(a.customer.id));
+    const sub = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }');
+    await listening(1);
+    // A burst the consumer cannot pull in between: the buffer bound is reached at once.
+    for (let i = 0; i <= LIMITS.maxBufferedEvents + 1; i++) stack.hub.publish(placed(a.customer.id, newId()));
+    expect(await connection.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/too slow/) });
+    await sub.done;
+    expect(stack.hub.stats().listeners).toBe(0);
+  });
+
+  it('refuses a websocket from a browser origin that CORS refuses', async () => {
+    const status = (origin: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(wsUrl(), 'graphql-transport-ws', { origin });
+        socket.once('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.once('error', () => undefined);
+      });
+    expect(await status('https://evil.example')).toBe(403);
+    expect(await status('http://localhost:3000')).toBe(101);
+  });
+
+  it('refuses a subscription over HTTP, on the server and on Lambda, saying where to subscribe', async () => {
+    const response = await stack.gql('subscription { myOrderEvents { eventId } }');
+    expect(response.status).toBe(400);
+    expect(response.errors![0]).toMatchObject({
+      message: expect.stringMatching(/^Subscriptions are not supported over HTTP: subscribe over WebSocket/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+    const lambda = createApollo(
+      { table: stack.table, authenticate: await testAuthenticator(), production: true, logger: pino({ level: 'silent' }) },
+      [],
+      'lambda',
+    );
+    await lambda.start();
+    const headers = new HeaderMap([['content-type', 'application/json']]);
+    const result = await lambda.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: 'POST', headers, search: '', body: { query: 'subscription { myOrderEvents { eventId } }' } },
+      context: async () =>
+        createContext(stack.table, { principal: { kind: 'staff', subject: 's', customerId: undefined }, explain: false }),
+    });
+    await lambda.stop();
+    expect(result.status).toBe(400);
+    const body = JSON.parse((result.body as { string: string }).string);
+    expect(body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/^Subscriptions are not supported by this deployment.*EventBridge/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+  });
+});
+
+describe('shutdown', () => {
+  it('closes subscription sockets with 1001 and stops within the grace period', async () => {
+    const own = await startStack({ stopGracePeriodMillis: 500 });
+    try {
+      const connection = connect(await tokens.staff(), own);
+      const sub = subscribe(connection.client, 'subscription { ordersByStatusEvents(status: SHIPPED) { eventId } }');
+      await listening(1, own);
+      const started = Date.now();
+      await own.server.close();
+      expect(await connection.closed).toMatchObject({ code: 1001 });
+      await sub.done;
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(own.hub.stats().listeners).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+});
