@@ -33,6 +33,8 @@ const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
   rawQuery?: RawQueryShape;
   ordersShown?: number;
   hedge?: boolean;
+  /** multi: the status index's shards (run.ts passes the configured STATUS_SHARDS, or 1 for the unsharded row). */
+  statusShards?: number;
 };
 
 /** The IPC calls of a server's hedger (none when it does not hedge). */
@@ -117,7 +119,7 @@ switch (role) {
   case 'multi': {
     const runtime = await connect();
     const hedger = config.hedge ? new Hedger() : undefined;
-    const server = await startMultiTableServer({ doc: runtime.doc, hedger });
+    const server = await startMultiTableServer({ doc: runtime.doc, hedger, statusShards: config.statusShards });
     serveParent(server.url, hedgerCalls(hedger), async () => {
       await server.close();
       await runtime.close();

@@ -25,6 +25,7 @@ import {
   indexedLineToItem,
   newId,
   customerToItem,
+  shardOf,
   summaryToItem,
   type AddressRecord,
   type CustomerRecord,
@@ -160,6 +161,17 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
   return out;
 }
 
+/**
+ * The items `ordersByStatus` with names reads, for a single table of its own written under another
+ * `STATUS_SHARDS` (the caller configures it): profiles and order summaries of the ordinary customers
+ * (the growth customers' orders are older than any status page the benchmark reads).
+ */
+export function statusWrites(data: DataSet, tableName: string): Write[] {
+  return singleTableWrites({ ...data, customers: data.ordinary }, tableName).filter(
+    ({ item }) => item.SK === 'PROFILE' || String(item.GSI1PK ?? '').startsWith('STATUS#'),
+  );
+}
+
 export function multiTableWrites(data: DataSet): Write[] {
   const out: Write[] = [];
   for (const { customer, addresses, orders, detail } of data.customers) {
@@ -167,7 +179,8 @@ export function multiTableWrites(data: DataSet): Write[] {
     for (const address of addresses) out.push({ table: TABLES.addresses, item: { customerId: customer.id, ...address } });
     for (const order of orders) {
       const { lines: _lines, ...header } = order;
-      out.push({ table: TABLES.orders, item: header });
+      // The sharded status index's key, hashed as the product's (shardOf at the configured STATUS_SHARDS).
+      out.push({ table: TABLES.orders, item: { ...header, statusShard: `${order.status}#${shardOf(order.id)}` } });
       if (detail) for (const line of order.lines) out.push({ table: TABLES.lines, item: { orderId: order.id, ...line } });
     }
   }

@@ -7,6 +7,7 @@ import type { RawQueryShape } from './raw';
 import type { HedgeSettings, HedgeStats } from '../src/dynamo/hedge';
 import { fmt, LABEL, ratio } from './format';
 import { hedgingTargets, renderHedging } from './report-hedging';
+import { statusTargets, trimmedRuns } from './report-status';
 
 export type DesignName = 'singleTable' | 'multiTable' | 'raw';
 
@@ -213,6 +214,7 @@ export function targets(results: Results): Target[] {
     });
   }
   out.push(...hedgingTargets(results));
+  out.push(...statusTargets(results));
   for (const scenario of results.scenarios) {
     if (!scenario.verified)
       out.push({
@@ -237,6 +239,7 @@ export function renderMarkdown(results: Results): string {
   lines.push(
     `Data: ${c.customers} customers, ${c.orders} orders (${c.singleTableItems} single-table items, ${c.multiTableItems} multi-table items). Latency: ${c.sequentialOps} sequential operations per row; throughput: autocannon, ${c.connections} connections, best of ${c.loadRounds} interleaved runs of ${c.loadDurationSec} s. Everything (engine, proxy, servers, load generator) shares the ${c.machine.cpus} cores.`,
   );
+  lines.push(...trimmedRuns(results));
   lines.push(
     `Raw reference: the product's own customer-screen Query (read from its explain extension: ${c.rawQuery.scanIndexForward ? 'ascending' : 'descending'}, Limit ${c.rawQuery.limit}) sent with the SDK and serialised by hand, behind node:http.`,
     '',

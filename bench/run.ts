@@ -16,42 +16,22 @@ import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
 import { readConfig, readModelSettings } from '../src/config';
-import { configureModel } from '../src/model/settings';
+import { configureModel, STATUS_SHARDS } from '../src/model/settings';
 import { readBenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
-import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, writeAll, type DataSet } from './data';
+import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, statusWrites, writeAll, type DataSet } from './data';
 import { createMultiTables } from './multi-table/tables';
-import { post, round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
+import { round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
 import { renderMarkdown, scenarioRatios, type DesignName, type HedgingResult, type Results, type ScenarioResult } from './report';
 import { DEFAULT_HEDGE_SETTINGS, type HedgeStats } from '../src/dynamo/hedge';
 import { body, ORDERS_SHOWN, QUERIES, scenarios, type Scenario } from './scenarios';
-import type { RawQueryShape } from './raw';
+import { probeProductQuery, TABLE_NAME } from './probe';
 import { verify, type Target } from './verify';
 import { formatSummary, summariseProfile, type CpuProfile } from './profile';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const TABLE_NAME = 'app';
-
-/** The customer-screen Query the product really sends, read from its explain extension. */
-async function probeProductQuery(
-  url: string,
-  customerId: string,
-  headers: Record<string, string>,
-): Promise<{ shape: RawQueryShape; explain: unknown }> {
-  const answer = await post(url, body(QUERIES.customer, { id: customerId }), { 'x-explain': '1', ...headers });
-  const parsed = JSON.parse(answer.text) as {
-    extensions?: { dynamodb?: { requests?: Array<{ operation: string; keyCondition: string | null }> } };
-  };
-  const requests = parsed.extensions?.dynamodb?.requests ?? [];
-  const query = requests.find((r) => r.operation === 'Query' && r.keyCondition?.startsWith('PK = "CUSTOMER#'));
-  const match = query?.keyCondition ? /\((ascending|descending)(?:, Limit (\d+))?/.exec(query.keyCondition) : null;
-  if (!match || !match[2])
-    throw new Error(`could not read the customer-screen Query from the explain extension: ${answer.text.slice(0, 500)}`);
-  return {
-    shape: { tableName: TABLE_NAME, scanIndexForward: match[1] === 'ascending', limit: Number(match[2]) },
-    explain: parsed.extensions?.dynamodb,
-  };
-}
+/** The single table of the unsharded status row, written with STATUS_SHARDS=1. */
+const UNSHARDED_TABLE = 'app-unsharded';
 
 async function main() {
   const config = readBenchConfig();
@@ -95,9 +75,15 @@ async function main() {
     await ensureTable(loader, TABLE_NAME);
     await createMultiTables(loader);
     const data = buildDataSet({ customers: config.customers, seed: config.latency.seed });
+    const selected = scenarios(data, config);
     const singleWrites = singleTableWrites(data, TABLE_NAME);
     const multiWrites = multiTableWrites(data);
-    await Promise.all([writeAll(loader, singleWrites), writeAll(loader, multiWrites)]);
+    const unsharded = selected.some((scenario) => scenario.unsharded);
+    if (unsharded) await ensureTable(loader, UNSHARDED_TABLE);
+    configureModel({ statusShards: 1 });
+    const unshardedWrites = unsharded ? statusWrites(data, UNSHARDED_TABLE) : [];
+    configureModel(readModelSettings());
+    await Promise.all([writeAll(loader, singleWrites), writeAll(loader, multiWrites), writeAll(loader, unshardedWrites)]);
     loader.destroy();
     const orderCount = data.customers.reduce((n, c) => n + c.orders.length, 0);
     log(
@@ -119,7 +105,7 @@ async function main() {
       raw: {},
     };
     const single = await spawn('single', { env: { ...childConfig(), BENCH_ISSUER_DIR: issuerDir } });
-    const multi = await spawn('multi', { env: childConfig() });
+    const multi = await spawn('multi', { env: childConfig({ statusShards: STATUS_SHARDS }) });
     const probe = await probeProductQuery(
       single.endpoint,
       (data.ordinary[0] as DataSet['ordinary'][number]).customer.id,
@@ -131,12 +117,23 @@ async function main() {
     log(
       `servers: single-table ${single.endpoint}, multi-table ${multi.endpoint}, raw ${raw.endpoint}; raw Query copied from the explain extension: ${JSON.stringify(probe.shape)}`,
     );
-    const selected = scenarios(data, config);
+    // Both designs with an unsharded status index, for the status scenario (the product: STATUS_SHARDS=1).
+    const unshardedServers: Partial<Record<DesignName, ChildHandle>> = {};
+    if (unsharded) {
+      const env = { ...childConfig({ tableName: UNSHARDED_TABLE }), STATUS_SHARDS: '1', BENCH_ISSUER_DIR: issuerDir };
+      [unshardedServers.singleTable, unshardedServers.multiTable] = await Promise.all([
+        spawn('single', { env }),
+        spawn('multi', { env: childConfig({ statusShards: 1 }) }),
+      ]);
+      log(
+        `unsharded status servers: single-table ${unshardedServers.singleTable.endpoint}, multi-table ${unshardedServers.multiTable.endpoint}`,
+      );
+    }
     // The same two servers with hedged reads (src/dynamo/hedge.ts, its defaults), for the scenarios measured both ways.
     const hedgedServers: Partial<Record<DesignName, ChildHandle>> = {};
     if (selected.some((scenario) => scenario.hedged)) {
       hedgedServers.singleTable = await spawn('single', { env: { ...childConfig({ hedge: true }), BENCH_ISSUER_DIR: issuerDir } });
-      hedgedServers.multiTable = await spawn('multi', { env: childConfig({ hedge: true }) });
+      hedgedServers.multiTable = await spawn('multi', { env: childConfig({ hedge: true, statusShards: STATUS_SHARDS }) });
       log(`hedged servers: single-table ${hedgedServers.singleTable.endpoint}, multi-table ${hedgedServers.multiTable.endpoint}`);
     }
     const targetsOf = (scenario: Scenario): Target[] => [
@@ -152,6 +149,13 @@ async function main() {
         ? (['singleTable', 'multiTable'] as const).map((design) => {
             const server = hedgedServers[design] as ChildHandle;
             return { key: `${design}+hedged`, design, hedged: true, url: server.endpoint, headers: headersOf[design], server };
+          })
+        : []),
+      ...(scenario.unsharded
+        ? (['singleTable', 'multiTable'] as const).map((design) => {
+            const server = unshardedServers[design] as ChildHandle;
+            const key = `${design}+unsharded`;
+            return { key, design, hedged: false, unsharded: true, url: server.endpoint, headers: headersOf[design], server };
           })
         : []),
     ];
@@ -186,7 +190,7 @@ async function main() {
       const sequential = await runSequential(
         targets.map((target) => ({ key: target.key, url: target.url, headers: target.headers })),
         scenario.bodies,
-        { ops: config.ops, warmupOps: config.warmupOps, label: scenario.id },
+        { ops: scenario.ops ?? config.ops, warmupOps: config.warmupOps, label: scenario.id },
         processes,
       );
       const sequentialHedges = await hedgeStats();
@@ -200,9 +204,10 @@ async function main() {
       // The hedged servers take the last round only, to keep the benchmark under 3 minutes, after a reset (as a new
       // process) and a warm-up run as long as the measured one (a server's first load run is slower: JIT, heap).
       const rounds = new Map<string, LoadResult[]>(targets.map((t) => [t.key, []]));
-      for (let round = 0; round < config.rounds; round++) {
+      const roundCount = scenario.rounds ?? config.rounds;
+      for (let round = 0; round < roundCount; round++) {
         for (const target of targets) {
-          if (target.hedged && round < config.rounds - 1) continue;
+          if (target.hedged && round < roundCount - 1) continue;
           if (target.hedged) await target.server.call('hedge-reset');
           const load = await runLoad(
             target.url,
@@ -246,19 +251,21 @@ async function main() {
         }
       }
       const hedgedDesigns: ScenarioResult['designs'] = {};
+      const unshardedDesigns: ScenarioResult['designs'] = {};
       for (const target of targets) {
         const runs = rounds.get(target.key) ?? [];
         const best = [...runs].sort((a, b) => b.rps - a.rps)[0] as LoadResult;
-        (target.hedged ? hedgedDesigns : designs)[target.design] = summarise(sequential.get(target.key) as SequentialResult, best, runs);
+        const into = target.hedged ? hedgedDesigns : target.unsharded ? unshardedDesigns : designs;
+        into[target.design] = summarise(sequential.get(target.key) as SequentialResult, best, runs);
       }
       // verify() names the server first: `multiTable+hedged answer #0 differs …`.
-      const problemsOf = (hedgedRun: boolean) => check.problems.filter((problem) => /^\w+\+hedged /.test(problem) === hedgedRun);
+      const problemsOf = (variant: string) => check.problems.filter((problem) => (/^\w+\+(\w+) /.exec(problem)?.[1] ?? '') === variant);
       results.push({
         id: scenario.id,
         name: scenario.name,
         query: scenario.query,
-        verified: problemsOf(false).length === 0,
-        problems: problemsOf(false),
+        verified: problemsOf('').length === 0,
+        problems: problemsOf(''),
         designs,
         ratios: scenarioRatios(designs),
         ...(config.cpuProf ? { profiles } : {}),
@@ -274,11 +281,24 @@ async function main() {
           id: scenario.hedged.id,
           name: scenario.hedged.name,
           query: scenario.query,
-          verified: problemsOf(true).length === 0,
-          problems: problemsOf(true),
+          verified: problemsOf('hedged').length === 0,
+          problems: problemsOf('hedged'),
           designs: hedgedDesigns,
           ratios: scenarioRatios(hedgedDesigns),
           hedging,
+        });
+      }
+      if (scenario.unsharded) {
+        const { id, name } = scenario.unsharded;
+        const problems = problemsOf('unsharded');
+        results.push({
+          id,
+          name,
+          query: scenario.query,
+          verified: problems.length === 0,
+          problems,
+          designs: unshardedDesigns,
+          ratios: scenarioRatios(unshardedDesigns),
         });
       }
     }

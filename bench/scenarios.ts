@@ -31,6 +31,14 @@ export interface Scenario {
    * the same interleaved sequential run, and reported as a scenario of its own (`id`, `name`).
    */
   hedged?: { id: string; name: string };
+  /**
+   * Also measured with both status indexes unsharded (the product with STATUS_SHARDS=1 on a table of its
+   * own, the baseline on its `byStatus` index), in the same interleaved run, reported as a scenario of its own.
+   */
+  unsharded?: { id: string; name: string };
+  /** Sequential operations and load rounds per design, when fewer than `--ops`/`--rounds` do (few bodies, fixed answers), to keep the run short. */
+  ops?: number;
+  rounds?: number;
 }
 
 export const body = (query: string, variables: Record<string, unknown>) => JSON.stringify({ query, variables });
@@ -83,9 +91,12 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       query: QUERIES.status,
       bodies: STATUSES.map((status) => body(QUERIES.status, { status })),
       designs: ['singleTable', 'multiTable'],
+      unsharded: { id: 'status-unsharded', name: 'ordersByStatus(first: 50) with customers\u2019 names, both status indexes unsharded' },
+      ops: Math.min(config.ops, 100),
+      rounds: Math.min(config.rounds, 2),
     },
   ];
   return config.only.length === 0
     ? list
-    : list.filter((s) => config.only.some((word) => s.id.includes(word) || (s.hedged?.id.includes(word) ?? false)));
+    : list.filter((s) => config.only.some((word) => [s.id, s.hedged?.id, s.unsharded?.id].some((id) => id?.includes(word))));
 }

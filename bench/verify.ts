@@ -13,6 +13,8 @@ export interface Target {
   key: string;
   design: DesignName;
   hedged: boolean;
+  /** The status scenario's servers with both status indexes unsharded. */
+  unsharded?: boolean;
   url: string;
   headers: Record<string, string>;
   server: ChildHandle;

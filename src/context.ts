@@ -35,7 +35,9 @@ export function createContext(
   baseTable: Table,
   options: { principal: Principal; clientAddress?: string; explain: boolean; requestId?: string | undefined },
 ): Context {
-  const meter = new Meter();
+  // Records (one per request, with the keys of every item it returned) feed only the explain plan: kept
+  // when the response carries it; the totals of the log line and the budgets are counted either way.
+  const meter = new Meter({ records: options.explain });
   const table = baseTable.withMeter(meter);
   return {
     requestId: options.requestId ?? randomUUID(),
@@ -72,6 +74,54 @@ export async function requestContext(
     explain: explainWanted(policy, request.explainHeader, principal),
     requestId: request.requestId,
   });
+}
+
+/** How long a verified token is taken as verified without checking its signature again, at most (ms). */
+export const VERIFIED_TOKEN_TTL_MS = 60_000;
+const VERIFIED_TOKENS_MAX = 4_096;
+
+/**
+ * `authenticate`, remembering the principal of each token that verified (keyed by the exact
+ * Authorization header) until the earlier of its `exp` and `VERIFIED_TOKEN_TTL_MS`, so a client's
+ * repeated requests do not pay the signature check (ECDSA/RSA, the largest cost of a small
+ * operation) each time. Only successes are kept: a header that fails is verified again every time,
+ * a token without a numeric `exp` is never kept, and an entry never outlives `exp` (`jwtVerify`
+ * accepts up to `exp` + clock tolerance, so this is the stricter of the two). A key withdrawn from
+ * the issuer's JWKS stops a token within the TTL, well inside the key set's own 10-minute cache
+ * (src/auth/tokens.ts). Bounded: at most `VERIFIED_TOKENS_MAX` entries, the oldest dropped first.
+ */
+export function rememberVerified(authenticate: Authenticate, now: () => number = Date.now): Authenticate {
+  const verified = new Map<string, { principal: Principal; until: number }>();
+  return async (authorization) => {
+    if (authorization === undefined) return authenticate(authorization);
+    const known = verified.get(authorization);
+    if (known) {
+      if (now() < known.until) return known.principal;
+      verified.delete(authorization);
+    }
+    const principal = await authenticate(authorization);
+    const exp = principal.kind === 'anonymous' ? undefined : expiryOf(authorization);
+    if (exp !== undefined) {
+      const until = Math.min(now() + VERIFIED_TOKEN_TTL_MS, exp * 1000);
+      if (until > now()) {
+        if (verified.size >= VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value as string);
+        verified.set(authorization, { principal, until });
+      }
+    }
+    return principal;
+  };
+}
+
+/** The `exp` claim of a bearer JWT that has just verified; undefined when it cannot be read as a number. */
+function expiryOf(authorization: string): number | undefined {
+  const payload = authorization.trim().split(/ +/)[1]?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

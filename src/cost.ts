@@ -12,7 +12,7 @@
  * | `Customer.addresses` | 1 + 10 | the head Query reads the profile and at most `MAX_ADDRESSES` addresses (its Limit) |
  * | `Customer.orders(first)` | first + 1 | each window is one Query with `Limit first + 1` |
  * | `Query.order`, `Order.lines` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines |
- * | `Query.ordersByStatus(first)` | shards × (W + p) | `statusPageReadBound` (status-index.ts), W = first + 1 |
+ * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1 |
  * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
  * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
  * | `Mutation.placeOrder` | lines + 1 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record and the order |

@@ -56,6 +56,9 @@ export function armor(production: boolean) {
   }).protect();
 }
 
+/** Estimates remembered per parsed document, one per operation name and variables. */
+const ESTIMATES_PER_DOCUMENT = 1_000;
+
 export interface AdmissionOptions {
   /** Production: refusals do not print limits, costs or quotas. */
   production: boolean;
@@ -98,7 +101,9 @@ export function admission(options: AdmissionOptions): ApolloServerPlugin<Context
               if (error instanceof GraphQLError) throw refusal(error.message, ErrorCode.BAD_USER_INPUT);
               throw error;
             }
-            if (estimates.size < 100) estimates.set(key, estimate);
+            // Bounded per document; the oldest set of variables makes room (a screen cycles through many ids).
+            if (estimates.size >= ESTIMATES_PER_DOCUMENT) estimates.delete(estimates.keys().next().value as string);
+            estimates.set(key, estimate);
           }
           contextValue.cost = estimate;
           if (estimate.mutationFields > LIMITS.maxMutationFields) {

@@ -11,7 +11,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from './schema';
-import { requestContext, type Context } from './context';
+import { rememberVerified, requestContext, type Context } from './context';
 import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';
 import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './limits';
@@ -116,7 +116,9 @@ export function createApollo(
 }
 
 /** Starts Apollo and the HTTP server; resolves once it listens. */
-export async function startServer(options: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
+export async function startServer(given: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
+  // HTTP requests: a client's token is verified once, then remembered until its exp (at most a minute; context.ts).
+  const options = { ...given, authenticate: rememberVerified(given.authenticate) };
   const cors = originMatcher(options.corsOrigins ?? []);
   const ready = async () => {
     await options.table.get({ Key: { PK: 'HEALTH#READY', SK: 'HEALTH' } });

@@ -119,7 +119,12 @@ describe('DynamoDB faults the server survives', () => {
     });
     const { response, wire } = await stack.measure(query);
     expect(dataOf(response)).toEqual(expected);
-    expect(operations(wire)).toEqual([...Array(STATUS_SHARDS).fill('Query'), 'BatchGetItem', 'BatchGetItem']);
+    // The shard Queries (one per shard, and a top-up of a shard that may hold more of the page:
+    // src/model/shard-merge.ts), then the names' BatchGetItem and its retry of the unprocessed keys.
+    const queries = operations(wire).slice(0, -2);
+    expect(queries.length).toBeGreaterThanOrEqual(STATUS_SHARDS);
+    expect(new Set(queries)).toEqual(new Set(['Query']));
+    expect(operations(wire).slice(-2)).toEqual(['BatchGetItem', 'BatchGetItem']);
     expect(wire.at(-1)!.body.RequestItems.app.Keys).toHaveLength(2);
   });
 

@@ -11,8 +11,12 @@ import { dataOf, expectError } from './support/graphql';
 import { newId } from '../src/model';
 import { TokenBuckets } from '../src/quotas';
 import { ANONYMOUS, quotaKey } from '../src/auth/principal';
+import { statusPageReadBound } from '../src/model/status-index';
 
-/** 542: statusPageReadBound(100) = 4 × (101 + 34), plus 2 object fields. */
+/** The status page's read cost: statusPageReadBound(100) (4 × 101 at 4 shards), plus 2 object fields. */
+const COST = statusPageReadBound(100) + 2;
+/** A read quota that admits one status page and not two. */
+const READS_PER_MINUTE = Math.floor(1.5 * COST);
 const STATUS_PAGE = '{ ordersByStatus(status: PAID, first: 100) { nodes { id } } }';
 /** A staff token of its own subject: a principal with fresh buckets. */
 const staffAs = async (subject: string) => bearer(await tokens.signed({ sub: `${subject}-${newId()}`, 'cognito:groups': ['staff'] }));
@@ -22,7 +26,7 @@ const createThree = () =>
 describe('quotas per principal', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ quotas: { readsPerMinute: 1000, writesPerMinute: 10 } });
+    stack = await startStack({ quotas: { readsPerMinute: READS_PER_MINUTE, writesPerMinute: 10 } });
   });
   afterAll(async () => {
     await stack?.close();
@@ -45,11 +49,11 @@ describe('quotas per principal', () => {
     const a = await staffAs('reader-a');
     const admitted = await stack.measure(STATUS_PAGE, undefined, a);
     expect(admitted.response.status).toBe(200);
-    expect(admitted.response.extensions?.cost?.estimate).toBe(542);
+    expect(admitted.response.extensions?.cost?.estimate).toBe(COST);
     const refused = await stack.measure(STATUS_PAGE, undefined, a);
     expectRateLimited(refused.response, 'read');
     expect(refused.response.errors![0]!.message).toMatch(
-      /^Read quota exceeded: this operation needs 542 read cost units of 1000 a minute; retry in \d+ s$/,
+      new RegExp(`^Read quota exceeded: this operation needs ${COST} read cost units of ${READS_PER_MINUTE} a minute; retry in \\d+ s$`),
     );
     expect(refused.wire).toEqual([]);
     // Another principal has a bucket of its own.
@@ -84,7 +88,7 @@ describe('quotas per principal', () => {
       expect(response.response.status).toBe(429);
       expectError(response.response, 'RATE_LIMITED');
       expect(response.response.errors![0]!.message).toMatch(
-        /needs 542 read cost units, more than a whole minute's read quota of 100: it can never pass/,
+        new RegExp(`needs ${COST} read cost units, more than a whole minute's read quota of 100: it can never pass`),
       );
       expect(response.response.headers.get('retry-after')).toBeNull();
       expect(response.wire).toEqual([]);

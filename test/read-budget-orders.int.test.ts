@@ -91,13 +91,26 @@ describe("a customer's latest orders with their lines", () => {
   });
 });
 
+/** Top-up Queries of a status page: range reads above the cut, at most one per shard but the cut's own. */
+function statusTopUps(wire: ReadonlyArray<{ operation: string; body: any }>): number {
+  const topUps = wire.filter((r) => r.operation === 'Query' && String(r.body.KeyConditionExpression).includes(':cut')).length;
+  expect(topUps).toBeLessThanOrEqual(STATUS_SHARDS - 1);
+  return topUps;
+}
+
 describe('orders by status', () => {
   it("serves a page of PAID orders and their customers' names with a Query on GSI1 and one BatchGetItem", async () => {
     const measured = await stack.measure(
       `{ ordersByStatus(status: PAID, first: 50) { nodes { id customer { name } } pageInfo { hasNextPage } } }`,
     );
-    // One Query per shard of the status index in one wave, then one BatchGetItem.
-    expectBudget(measured, { requests: STATUS_SHARDS + 1, waves: 2, operations: [...Array(STATUS_SHARDS).fill('Query'), 'BatchGetItem'] });
+    // One Query per shard of the status index in one wave, then one BatchGetItem. Ids hash at random, so a
+    // shard may run short of its share plus margin: then it alone is read again, above the cut, in one more wave.
+    const topUps = statusTopUps(measured.wire);
+    expectBudget(measured, {
+      requests: STATUS_SHARDS + 1 + topUps,
+      waves: topUps > 0 ? 3 : 2,
+      operations: [...Array(STATUS_SHARDS + topUps).fill('Query'), 'BatchGetItem'],
+    });
     const paid = world.ordersIn('PAID');
     expect(paid.length).toBeGreaterThan(50);
     const page = paid.slice(0, 50);
@@ -113,9 +126,14 @@ describe('orders by status', () => {
     expect(measured.response.extensions?.dynamodb.requests[0].index).toBe('GSI1');
   });
 
-  it('serves the orders alone from the index with one Query per shard, in one wave', async () => {
+  it('serves the orders alone from the index with one Query per shard, in one wave (two when a shard ran short)', async () => {
     const measured = await stack.measure(`{ ordersByStatus(status: PAID, first: 7) { nodes { ${ORDER_FIELDS} } } }`);
-    expectBudget(measured, { requests: STATUS_SHARDS, waves: 1, operations: Array(STATUS_SHARDS).fill('Query') });
+    const topUps = statusTopUps(measured.wire);
+    expectBudget(measured, {
+      requests: STATUS_SHARDS + topUps,
+      waves: topUps > 0 ? 2 : 1,
+      operations: Array(STATUS_SHARDS + topUps).fill('Query'),
+    });
     expect(measured.response.data).toEqual({ ordersByStatus: { nodes: world.ordersIn('PAID').slice(0, 7).map(orderData) } });
   });
 });

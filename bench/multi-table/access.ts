@@ -11,6 +11,7 @@ import { GraphQLError } from 'graphql';
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INDEX, TABLES } from './tables';
 import type { Hedger } from '../../src/dynamo/hedge';
+import { newestAcrossShards, type ShardQuery } from '../../src/model/shard-merge';
 
 export interface CustomerRow {
   id: string;
@@ -62,6 +63,8 @@ export class MultiTableStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly hedger?: Hedger,
+    /** The status index's shards, hashed as the product's (`shardOf`); 1: the unsharded `byStatus` index. */
+    private readonly statusShards = 1,
   ) {}
 
   /** One read request, hedged when the server has a hedger (each copy with its own abort signal). */
@@ -200,6 +203,7 @@ export class MultiTableStore {
   }
 
   async ordersByStatus(status: string, args: WindowArgs): Promise<OrderPage> {
+    if (this.statusShards > 1) return this.ordersByStatusSharded(status, args);
     const first = checkFirst(args.first);
     const scope = `s:${status}`;
     const start = args.after == null ? undefined : decodeCursor(args.after, scope);
@@ -216,6 +220,70 @@ export class MultiTableStore {
     );
     const orders = items.map((o) => ({ ...o, status }));
     return lazyPage(orders, hasNextPage, () => orders.map((o) => encodeCursor(scope, { id: o.id, status, placedAt: o.placedAt })));
+  }
+
+  /**
+   * The status index write-sharded as the product's (`statusShard` = `<status>#<shardOf(id)>`), read
+   * with the product's plan (src/model/shard-merge.ts): each shard's share plus a margin in one wave,
+   * a shard that ran short again above the cut. Cursor: each shard's last key taken, '' or '-' (done).
+   */
+  private async ordersByStatusSharded(status: string, args: WindowArgs): Promise<OrderPage> {
+    const first = checkFirst(args.first);
+    const shards = this.statusShards;
+    const scope = `s:${status}:${shards}`;
+    const at = args.after == null ? Array<string>(shards).fill('') : Object.values(decodeCursor(args.after, scope));
+    if (at.length !== shards) throw badInput('after is not a cursor of this list', 'after');
+    const keyOf = (shard: number, position: string) => {
+      const [placedAt, id] = position.split('|');
+      return { statusShard: `${status}#${shard}`, placedAt, id };
+    };
+    const { reads, merged } = await newestAcrossShards<OrderRow>(
+      at.map((position, shard) => ({
+        next: position && position !== '-' ? keyOf(shard, position) : undefined,
+        exhausted: position === '-',
+      })),
+      first + 1,
+      (row) => row.placedAt,
+      (shard, query) => this.readStatusShard(`${status}#${shard}`, query),
+    );
+    const taken = merged.slice(0, first);
+    const orders = taken.map(({ item }) => ({ ...item, status }));
+    return lazyPage(orders, merged.length > first, () => {
+      const current = [...at];
+      const takenPerShard = new Array<number>(shards).fill(0);
+      return taken.map(({ item, shard }) => {
+        takenPerShard[shard]! += 1;
+        const read = reads[shard]!;
+        current[shard] = takenPerShard[shard] === read.items.length && read.exhausted ? '-' : `${item.placedAt}|${item.id}`;
+        return encodeCursor(scope, Object.fromEntries(current.map((position, n) => [`s${n}`, position])));
+      });
+    });
+  }
+
+  /** Up to `limit` rows of one status shard, newest first (newer than `above` when set), past 1 MB pages. */
+  private async readStatusShard(statusShard: string, query: ShardQuery) {
+    const items: OrderRow[] = [];
+    let start = query.next;
+    do {
+      const page = await this.read('Query', (o) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: TABLES.orders,
+            IndexName: INDEX.byStatusShard,
+            KeyConditionExpression: query.above === undefined ? 'statusShard = :s' : 'statusShard = :s AND placedAt > :cut',
+            ExpressionAttributeValues: query.above === undefined ? { ':s': statusShard } : { ':s': statusShard, ':cut': query.above },
+            ScanIndexForward: false,
+            Limit: query.limit - items.length,
+            ExclusiveStartKey: start,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          o,
+        ),
+      );
+      items.push(...((page.Items ?? []) as OrderRow[]));
+      start = page.LastEvaluatedKey;
+    } while (start && items.length < query.limit);
+    return { items, next: start, complete: start === undefined };
   }
 }
 

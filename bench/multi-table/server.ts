@@ -142,10 +142,12 @@ export async function startMultiTableServer(options: {
   doc: DynamoDBDocumentClient;
   /** Hedges every read through the product's mechanism (src/dynamo/hedge.ts); default none. */
   hedger?: Hedger | undefined;
+  /** The status index's shards (the product's `STATUS_SHARDS`); 1 or absent: unsharded. */
+  statusShards?: number | undefined;
   port?: number;
   host?: string;
 }): Promise<MultiTableServer> {
-  const store = new MultiTableStore(options.doc, options.hedger);
+  const store = new MultiTableStore(options.doc, options.hedger, options.statusShards);
   const apollo = new ApolloServer<Ctx>({
     schema: makeExecutableSchema({ typeDefs: typeDefs(), resolvers }),
     introspection: false,

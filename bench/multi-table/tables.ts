@@ -6,7 +6,7 @@
  * | ------------- | ------------------------- | ------------------------------------------------------------------------ |
  * | `customers`   | id                        | `byEmail`: emailLower (ALL)                                              |
  * | `addresses`   | customerId + label        |                                                                          |
- * | `orders`      | id                        | `byCustomer`: customerId + placedAt; `byStatus`: status + placedAt (both INCLUDE the order's summary fields) |
+ * | `orders`      | id                        | `byCustomer`: customerId + placedAt; `byStatus`: status + placedAt; `byStatusShard`: statusShard + placedAt (all INCLUDE the order's summary fields) |
  * | `order_lines` | orderId + lineNo (number) |                                                                          |
  *
  * | access pattern                          | served by                                                          |
@@ -15,10 +15,11 @@
  * | a customer's orders of one month        | orders.byCustomer, begins_with(placedAt, 'YYYY-MM'), desc           |
  * | order detail                            | GetItem order ‖ Query order_lines                                  |
  * | customer by email                       | customers.byEmail                                                  |
- * | orders by status, newest first          | orders.byStatus desc, Limit N+1                                    |
+ * | orders by status, newest first          | orders.byStatusShard, one Query per shard (the product's plan); unsharded: orders.byStatus desc, Limit N+1 |
  * | the customers of a page of orders       | BatchGetItem customers (100 keys a call)                           |
  *
- * (‖: sent together, one wave.)
+ * (‖: sent together, one wave.) `statusShard` is `<status>#<n>`, n = the product's `shardOf(id)` at the
+ * configured `STATUS_SHARDS`, so both designs spread a status the same way.
  */
 import { CreateTableCommand, DescribeTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -35,6 +36,7 @@ export const INDEX = {
   byEmail: 'byEmail',
   byCustomer: 'byCustomer',
   byStatus: 'byStatus',
+  byStatusShard: 'byStatusShard',
 } as const;
 
 /** The order fields a list of orders shows, projected into both order indexes. */
@@ -74,6 +76,7 @@ export function multiTableDefinitions(): CreateTableCommandInput[] {
         { AttributeName: 'customerId', AttributeType: 'S' },
         { AttributeName: 'status', AttributeType: 'S' },
         { AttributeName: 'placedAt', AttributeType: 'S' },
+        { AttributeName: 'statusShard', AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -89,6 +92,14 @@ export function multiTableDefinitions(): CreateTableCommandInput[] {
           IndexName: INDEX.byStatus,
           KeySchema: [
             { AttributeName: 'status', KeyType: 'HASH' },
+            { AttributeName: 'placedAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ORDER_SUMMARY.filter((a) => a !== 'status') },
+        },
+        {
+          IndexName: INDEX.byStatusShard,
+          KeySchema: [
+            { AttributeName: 'statusShard', KeyType: 'HASH' },
             { AttributeName: 'placedAt', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ORDER_SUMMARY.filter((a) => a !== 'status') },

@@ -45,15 +45,25 @@ export function createCollectionLoaders(table: Table, options: CollectionsOption
     cache: false,
     maxBatchSize: CUSTOMER_BATCH,
   });
-  const orders = new DataLoader<string, OrderRecord | null>(
-    (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId)) ?? null)),
-    { name: 'orders', maxBatchSize: ORDER_BATCH },
-  );
-  const ordersStrongly = new DataLoader<string, OrderRecord | null>(
-    (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId, true)) ?? null)),
-    { name: 'ordersStrongly', maxBatchSize: ORDER_BATCH },
-  );
-  return { collections, customers, orders, ordersStrongly };
+  // The order loaders are made on first use (a customer screen never reads an order's detail).
+  let orders: DataLoader<string, OrderRecord | null> | undefined;
+  let ordersStrongly: DataLoader<string, OrderRecord | null> | undefined;
+  return {
+    collections,
+    customers,
+    get orders() {
+      return (orders ??= new DataLoader<string, OrderRecord | null>(
+        (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId)) ?? null)),
+        { name: 'orders', maxBatchSize: ORDER_BATCH },
+      ));
+    },
+    get ordersStrongly() {
+      return (ordersStrongly ??= new DataLoader<string, OrderRecord | null>(
+        (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId, true)) ?? null)),
+        { name: 'ordersStrongly', maxBatchSize: ORDER_BATCH },
+      ));
+    },
+  };
 }
 
 /**

@@ -60,39 +60,82 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
     maxBatchSize: LIST_BATCH,
     ...(cacheKeyFn ? { cacheKeyFn } : {}),
   });
+  // Made on first use: a screen uses one or two of these, and every operation would otherwise build them all.
+  const emailLookups = lazy(
+    () =>
+      new DataLoader(
+        eachAlone(async (email: string) => {
+          const profile = (await customerByEmail(table, email)) ?? null;
+          if (profile) collections.collections.knowProfile(profile);
+          return profile;
+        }),
+        options('customerByEmail'),
+      ),
+  );
+  const statusLists = lazy(
+    () =>
+      new DataLoader(
+        eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })),
+        options('ordersByStatus', argsKey),
+      ),
+  );
+  const skuLists = lazy(
+    () =>
+      new DataLoader(
+        eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })),
+        options('ordersBySku', argsKey),
+      ),
+  );
+  const productBySku = lazy(
+    () =>
+      new DataLoader(
+        // Exact (ConsistentRead, one GetItem still): the price shown is the price charged (product.ts).
+        eachAlone(async (sku: string) => (await product(table, sku, true)) ?? null),
+        options('product'),
+      ),
+  );
+  const catalogProducts = lazy(
+    () =>
+      new DataLoader(
+        async (skus: readonly string[]) => {
+          const found = await catalogPrices(table, skus);
+          return skus.map((sku) => found.get(sku) ?? null);
+        },
+        { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },
+      ),
+  );
+  const productPages = lazy(
+    () =>
+      new DataLoader(
+        eachAlone((args: PageArgs) => products(table, args)),
+        options('products', argsKey),
+      ),
+  );
   return {
     // GSI-backed lists stay eventually consistent: DynamoDB never reads a GSI strongly.
-    customerByEmail: new DataLoader(
-      eachAlone(async (email: string) => {
-        const profile = (await customerByEmail(table, email)) ?? null;
-        if (profile) collections.collections.knowProfile(profile);
-        return profile;
-      }),
-      options('customerByEmail'),
-    ),
-    ordersByStatus: new DataLoader(
-      eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })),
-      options('ordersByStatus', argsKey),
-    ),
-    ordersBySku: new DataLoader(
-      eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })),
-      options('ordersBySku', argsKey),
-    ),
-    product: new DataLoader(
-      // Exact (ConsistentRead, one GetItem still): the price shown is the price charged (product.ts).
-      eachAlone(async (sku: string) => (await product(table, sku, true)) ?? null),
-      options('product'),
-    ),
-    catalogProducts: new DataLoader(
-      async (skus: readonly string[]) => {
-        const found = await catalogPrices(table, skus);
-        return skus.map((sku) => found.get(sku) ?? null);
-      },
-      { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },
-    ),
-    products: new DataLoader(
-      eachAlone((args: PageArgs) => products(table, args)),
-      options('products', argsKey),
-    ),
+    get customerByEmail() {
+      return emailLookups();
+    },
+    get ordersByStatus() {
+      return statusLists();
+    },
+    get ordersBySku() {
+      return skuLists();
+    },
+    get product() {
+      return productBySku();
+    },
+    get catalogProducts() {
+      return catalogProducts();
+    },
+    get products() {
+      return productPages();
+    },
   };
+}
+
+/** A value made on first use, then the same one every time. */
+export function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }

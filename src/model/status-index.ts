@@ -8,11 +8,13 @@
  * index partition (1,000 WCU/s at most). Summaries spread over `STATUS_SHARDS` keys instead,
  * `STATUS#<status>#<n>` with n = hash(orderId) mod shards, so one order always stays in its shard.
  *
- * A page queries every shard in one wave (its share of the page plus a margin, newest first),
- * merges them newest first and takes `first`; a shard that may hold more of the page is read
- * further in another wave (rare). Its cursor carries each shard's position: the last item taken
+ * A page queries every shard in one wave (its share of the page plus a small margin, newest first),
+ * merges them newest first and takes `first`; a shard that may still hold more of the page is read
+ * again by range, only its items newer than the merged page's last (another wave, in a minority of
+ * pages): the plan is shard-merge.ts. Its cursor carries each shard's position: the last item taken
  * from that shard, or where it started, or that it is exhausted. So a page costs `shards` Queries
- * (fewer once shards run dry), and paging visits every order exactly once.
+ * (fewer once shards run dry, a few more when a shard ran short), and paging visits every order
+ * exactly once.
  */
 import type { Item, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
@@ -22,6 +24,7 @@ import { badInput } from './errors';
 import { pattern } from './declare';
 import { orderSummaryEntity, shardOf, type OrderStatus } from './entities';
 import { checkStatus, orderFromItem, type OrderRecord } from './order';
+import { newestAcrossShards, shardedReadBound, type ShardQuery, type ShardRead } from './shard-merge';
 // How many GSI1 keys each status is spread over (configured at start-up: src/model/settings.ts).
 import { STATUS_SHARDS } from './settings';
 
@@ -37,43 +40,18 @@ export const statusKeys = {
 type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };
 
 /**
- * Items read from each shard in the first wave: its share of a page plus a margin. Orders spread
- * evenly over shards, so one wave almost always fills the page; reading `first + 1` from every
- * shard would read (and parse) `shards` times what the page needs.
- */
-const SHARD_MARGIN = 8;
-
-/** `first + 1` (to tell `hasNextPage`) and what each shard is asked for in one wave. */
-function shardPlan(first: number): { wanted: number; perShard: number } {
-  const wanted = first + 1;
-  return { wanted, perShard: Math.min(wanted, Math.ceil(wanted / STATUS_SHARDS) + SHARD_MARGIN) };
-}
-
-/**
- * The most index items one page of `first` reads, whatever the data: `STATUS_SHARDS × (W + p)`
- * with W = first + 1 and p the per-wave share. Why: a shard is read again only while its oldest
- * item read is newer than the page's W-th item (or fewer than W items were read in all), so before
- * its last wave it holds at most W − 1 items, and a wave adds at most p. `ordersByStatus` also
- * stops reading a shard at W + p items, so the bound holds even if that argument were wrong.
- * The cost estimate (src/cost.ts) charges exactly this.
+ * The most index items one page of `first` reads, whatever the data: `STATUS_SHARDS × W` with
+ * W = first + 1, since no shard is read past W items (shard-merge.ts): a shard that has given W
+ * items holds the page's last one or an older one. The cost estimate (src/cost.ts) charges exactly this.
  */
 export function statusPageReadBound(first: number): number {
-  const { wanted, perShard } = shardPlan(first);
-  return STATUS_SHARDS * (wanted + perShard);
-}
-
-/** What has been read of one shard in this call. */
-interface ShardRead {
-  items: Item[];
-  /** Where reading continues (LastEvaluatedKey, or the cursor's position before the first read). */
-  next: Record<string, unknown> | undefined;
-  exhausted: boolean;
+  return shardedReadBound(first + 1, STATUS_SHARDS);
 }
 
 /**
  * ordersByStatus: one Query per live shard in one wave, merged newest first. A shard whose
  * oldest item read is still newer than the page's last item may hold more of the page: only then
- * is it read further (another wave, rare). `hasNextPage` is exact.
+ * is it read further, by range (another wave). `hasNextPage` is exact.
  */
 export const ordersByStatus = pattern(
   {
@@ -81,10 +59,11 @@ export const ordersByStatus = pattern(
     graphql: ['Query.ordersByStatus'],
     index: 'GSI1',
     operation: 'Query',
-    keyCondition: 'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave, more waves while a shard may hold more of the page',
+    keyCondition:
+      'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave; a shard that may hold more of the page again with GSI1SK > the page’s last',
     order: 'newest first',
     bound: (_table, _status, args) => statusPageReadBound(checkFirst(args.first)),
-    boundDoc: 'shards × (W + p), W = first + 1, p = min(W, ⌈W / shards⌉ + 8): statusPageReadBound',
+    boundDoc: 'shards × W, W = first + 1 (no shard read past W): statusPageReadBound',
   },
   async function ordersByStatus(
     table: Table,
@@ -98,33 +77,13 @@ export const ordersByStatus = pattern(
       args.after == null
         ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' }))
         : decodePositions(args.after, scope, checked);
-    const reads: ShardRead[] = positions.map((position) => ({
-      items: [],
-      next: position.kind === 'after' ? position.key : undefined,
-      exhausted: position.kind === 'done',
-    }));
-
-    const { wanted, perShard } = shardPlan(first);
-    // Per shard, never more than the estimate this page was admitted with (statusPageReadBound).
-    const shardBudget = wanted + perShard;
-    let merged: Array<{ item: Item; shard: number }> = [];
-    let pending = reads.map((_, shard) => shard).filter((shard) => !reads[shard]!.exhausted);
-    while (pending.length > 0) {
-      await Promise.all(
-        pending.map((shard) => {
-          const read = reads[shard]!;
-          return readShard(table, statusKeys.gsi1pk(checked, shard), read, Math.min(perShard, shardBudget - read.items.length));
-        }),
-      );
-      merged = reads
-        .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
-        .sort((a, b) => (String(a.item.GSI1SK) < String(b.item.GSI1SK) ? 1 : -1));
-      const cut = merged.length >= wanted ? String(merged[wanted - 1]!.item.GSI1SK) : undefined;
-      pending = pending.filter((shard) => {
-        const read = reads[shard]!;
-        return !read.exhausted && read.items.length < shardBudget && (cut === undefined || String(read.items.at(-1)?.GSI1SK) > cut);
-      });
-    }
+    const wanted = first + 1;
+    const { reads, merged } = await newestAcrossShards<Item>(
+      positions.map((position) => ({ next: position.kind === 'after' ? position.key : undefined, exhausted: position.kind === 'done' })),
+      wanted,
+      (item) => String(item.GSI1SK),
+      (shard, query) => readShard(table, statusKeys.gsi1pk(checked, shard), query),
+    );
 
     const taken = merged.slice(0, first);
     return orderPage(
@@ -135,7 +94,7 @@ export const ordersByStatus = pattern(
         const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
         return taken.map(({ item, shard }) => {
           takenPerShard[shard]! += 1;
-          const read = reads[shard]!;
+          const read: ShardRead<Item> = reads[shard]!;
           current[shard] =
             takenPerShard[shard] === read.items.length && read.exhausted ? { kind: 'done' } : { kind: 'after', key: indexKeyOf(item) };
           return encodeCursor(scope, encodePositions(current));
@@ -146,22 +105,19 @@ export const ordersByStatus = pattern(
   },
 );
 
-/** Reads up to `limit` more items of one shard into `read`, following LastEvaluatedKey past 1 MB pages. */
-async function readShard(table: Table, gsi1pk: string, read: ShardRead, limit: number): Promise<void> {
-  const page = await queryAll(
+/** Reads up to `limit` more items of one shard (newer than `above` when set), following LastEvaluatedKey past 1 MB pages. */
+async function readShard(table: Table, gsi1pk: string, query: ShardQuery) {
+  return queryAll(
     table,
     {
       IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': gsi1pk },
+      KeyConditionExpression: query.above === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :cut',
+      ExpressionAttributeValues: query.above === undefined ? { ':pk': gsi1pk } : { ':pk': gsi1pk, ':cut': query.above },
       ScanIndexForward: false,
-      ...(read.next ? { ExclusiveStartKey: read.next } : {}),
+      ...(query.next ? { ExclusiveStartKey: query.next } : {}),
     },
-    { limit },
+    { limit: query.limit },
   );
-  read.items.push(...page.items);
-  read.next = page.next;
-  read.exhausted = page.complete;
 }
 
 function indexKeyOf(item: Item): Record<string, string> {
