@@ -16,8 +16,8 @@
  */
 import type { AuthConfig } from './auth';
 import { devKeyFile } from './auth/dev-issuer';
-import { quotaOverrides, type QuotaSettings } from './limits';
-import { subscriptionOverrides, type SubscriptionSettings } from './events/live';
+import { QUOTA_VARIABLES, type QuotaSettings } from './limits';
+import { SUBSCRIPTION_VARIABLES, type SubscriptionSettings } from './events/live';
 import { checkShardCount, DEFAULT_MODEL_SETTINGS, type ModelSettings } from './model/settings';
 import type { HedgeSettings } from './dynamo/hedge';
 
@@ -131,13 +131,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
           ? []
           : ['http://localhost:*', 'http://127.0.0.1:*'],
     trustedDocuments: env.TRUSTED_DOCUMENTS || undefined,
-    quotas: quotaOverrides(env),
+    quotas: positiveIntegers(env, QUOTA_VARIABLES),
     model: readModelSettings(env),
     logLevel: env.LOG_LEVEL || (env.VITEST ? 'silent' : 'info'),
     engineDebug: Boolean(env.ENGINE_DEBUG),
     awsCredentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE),
     shutdownGraceMillis: parseMillis('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 5_000),
-    subscriptions: subscriptionOverrides(env),
+    subscriptions: positiveIntegers(env, SUBSCRIPTION_VARIABLES),
     relay: readRelayConfig(env),
     hedging: readHedgingConfig(env, production),
   };
@@ -211,6 +211,19 @@ export function readModelSettings(env: NodeJS.ProcessEnv = process.env): ModelSe
   const shards = Number(value);
   if (!Number.isInteger(shards)) throw new Error(`STATUS_SHARDS must be an integer 1..64, got ${value}`);
   return { statusShards: checkShardCount(shards) };
+}
+
+/** The settings named by `variables` (environment variable → setting) that the environment sets: positive integers. */
+function positiveIntegers<K extends string>(env: NodeJS.ProcessEnv, variables: Record<string, K>): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const [name, key] of Object.entries(variables) as Array<[string, K]>) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+    out[key] = n;
+  }
+  return out;
 }
 
 function parseMillis(name: string, value: string | undefined, fallback: number): number {

@@ -192,18 +192,8 @@ export interface QuotaSettings {
  */
 export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPerMinute: 1_000 };
 
-/** `QUOTA_READS_PER_MINUTE` / `QUOTA_WRITES_PER_MINUTE` override the defaults (config.ts passes the environment). */
-export function quotaOverrides(env: Record<string, string | undefined>): Partial<QuotaSettings> {
-  const out: Partial<QuotaSettings> = {};
-  for (const [name, key] of [
-    ['QUOTA_READS_PER_MINUTE', 'readsPerMinute'],
-    ['QUOTA_WRITES_PER_MINUTE', 'writesPerMinute'],
-  ] as const) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
-    out[key] = n;
-  }
-  return out;
-}
+/** The environment variables that override the defaults (positive integers; config.ts reads them). */
+export const QUOTA_VARIABLES = {
+  QUOTA_READS_PER_MINUTE: 'readsPerMinute',
+  QUOTA_WRITES_PER_MINUTE: 'writesPerMinute',
+} as const satisfies Record<string, keyof QuotaSettings>;

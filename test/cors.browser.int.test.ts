@@ -7,56 +7,14 @@
  * The server allows `http://localhost:*` only. Both pages come from one loopback page server, as
  * `http://localhost:<port>` (allowed) and `http://127.0.0.1:<port>` (refused: another origin).
  */
-import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
+import { launchChromium } from './support/browser';
 import { startStack, type Stack } from './support/stack';
 import { tokens } from './support/auth';
 import { buildCustomer, customerItems } from './support/fixtures';
-
-const LAUNCH_TIMEOUT_MS = 30_000;
-
-/** CHROMIUM_PATH, else `chromium` (or `chromium-browser`) on the PATH; a clear failure otherwise. */
-function chromiumPath(): string {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(
-      'Chromium is not installed: this test needs it (apt-get install -y chromium; .ci/run installs it) or CHROMIUM_PATH set to a Chrome/Chromium binary',
-    );
-  }
-}
-
-/** Launches headless Chromium, giving up with a clear message after LAUNCH_TIMEOUT_MS. */
-async function launch(): Promise<Browser> {
-  const executablePath = chromiumPath();
-  let timer: NodeJS.Timeout | undefined;
-  const launching = puppeteer.launch({
-    executablePath,
-    headless: true, // puppeteer passes --headless=new
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-    timeout: LAUNCH_TIMEOUT_MS,
-    protocolTimeout: LAUNCH_TIMEOUT_MS,
-  });
-  const giveUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Chromium (${executablePath}) did not start within ${LAUNCH_TIMEOUT_MS / 1000} s`)),
-      LAUNCH_TIMEOUT_MS + 2_000,
-    );
-  });
-  try {
-    return await Promise.race([launching, giveUp]);
-  } catch (error) {
-    // A launch that finishes after we gave up must not leave a browser behind.
-    void launching.then((late) => late.close()).catch(() => undefined);
-    throw new Error(`could not launch Chromium at ${executablePath}: ${(error as Error).message}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 interface Seen {
   method: string;
@@ -89,7 +47,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   pagePort = (pages.address() as AddressInfo).port;
-  browser = await launch();
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -49,22 +49,9 @@ export const SUBSCRIPTION_DEFAULTS: SubscriptionSettings = {
   maxBufferedEvents: 1_000,
 };
 
-/**
- * `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`
- * override the defaults (config.ts passes the environment).
- */
-export function subscriptionOverrides(env: Record<string, string | undefined>): Partial<SubscriptionSettings> {
-  const out: Partial<SubscriptionSettings> = {};
-  for (const [name, key] of [
-    ['SUBSCRIPTIONS_PER_CONNECTION', 'maxSubscriptionsPerConnection'],
-    ['SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL', 'maxConnectionsPerPrincipal'],
-    ['SUBSCRIPTION_BUFFER', 'maxBufferedEvents'],
-  ] as const) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
-    out[key] = n;
-  }
-  return out;
-}
+/** The environment variables that override the defaults (positive integers; config.ts reads them). */
+export const SUBSCRIPTION_VARIABLES = {
+  SUBSCRIPTIONS_PER_CONNECTION: 'maxSubscriptionsPerConnection',
+  SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL: 'maxConnectionsPerPrincipal',
+  SUBSCRIPTION_BUFFER: 'maxBufferedEvents',
+} as const satisfies Record<string, keyof SubscriptionSettings>;
