@@ -92,7 +92,7 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       bodies: STATUSES.map((status) => body(QUERIES.status, { status })),
       designs: ['singleTable', 'multiTable'],
       unsharded: { id: 'status-unsharded', name: 'ordersByStatus(first: 50) with customers\u2019 names, both status indexes unsharded' },
-      ops: Math.min(config.ops, 100),
+      ops: Math.min(config.ops, 60),
       rounds: Math.min(config.rounds, 2),
     },
   ];
