@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startStack, type Stack } from './support/stack';
+import { bundleInputs } from './support/lambda';
 import { loadCatalog, writeHelpers } from './support/write-path';
 import { insertRecord } from './support/relay';
 import { createRelayHandler } from '../src/lambda-relay';
@@ -169,16 +169,7 @@ describe('the relay Lambda handler', () => {
   });
 
   it('is bundled without the embedded engine or the GraphQL server', async () => {
-    const result = await build({
-      entryPoints: [`${root}src/lambda-relay.ts`],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(result.metafile.inputs);
+    const inputs = await bundleInputs('src/lambda-relay.ts');
     expect(inputs).toContain('src/lambda-relay.ts');
     expect(
       inputs.filter((input) => /^src\/(engine|schema|resolvers)\/|^src\/server\.ts$|node_modules\/(dynalite|@apollo)\//.test(input)),

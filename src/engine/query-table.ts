@@ -51,25 +51,17 @@ const installed = new WeakSet<object>();
 export function installUtf8QueryTable(db: QueryTableExports): void {
   if (installed.has(db)) return;
   installed.add(db);
-  db.queryTable = (
-    store: Store,
-    table: TableDescription,
-    data: QueryData,
-    opts: Record<string, unknown>,
-    isLocal: boolean,
-    fetchFromItemDb: boolean,
-    startKeyNames: string[],
-    cb: Callback<unknown>,
-  ) => {
-    queryTable(db, store, table, data, opts, isLocal, fetchFromItemDb, startKeyNames).then(
+  db.queryTable = (...args: [...QueryTableArgs, Callback<unknown>]) => {
+    const cb = args[7];
+    queryTable(db, ...(args.slice(0, 7) as QueryTableArgs)).then(
       (result) => cb(null, result),
       (err: Error) => cb(err as never),
     );
   };
 }
 
-async function queryTable(
-  db: QueryTableExports,
+/** dynalite's `queryTable(store, table, data, opts, isLocal, fetchFromItemDb, startKeyNames, cb)`, without the callback. */
+type QueryTableArgs = [
   store: Store,
   table: TableDescription,
   data: QueryData,
@@ -77,6 +69,11 @@ async function queryTable(
   isLocal: boolean,
   fetchFromItemDb: boolean,
   startKeyNames: string[],
+];
+
+async function queryTable(
+  db: QueryTableExports,
+  ...[store, table, data, opts, isLocal, fetchFromItemDb, startKeyNames]: QueryTableArgs
 ): Promise<Record<string, unknown>> {
   const itemDb = store.getItemDb(data.TableName);
   const readable = data.IndexName ? store.getIndexDb(isLocal ? 'Local' : 'Global', data.TableName, data.IndexName) : itemDb;

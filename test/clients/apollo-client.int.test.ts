@@ -13,67 +13,18 @@ import { startStack, type Stack } from '../support/stack';
 import { bearer, tokens } from '../support/auth';
 import { buildCustomer, customerItems, loadItems, type CustomerFixture } from '../support/fixtures';
 import { addressNodeId } from '../../src/model';
+import {
+  PUT_ADDRESS as PUT_ADDRESS_SOURCE,
+  REMOVE_ADDRESS as REMOVE_ADDRESS_SOURCE,
+  RENAME as RENAME_SOURCE,
+  SCREEN as SCREEN_SOURCE,
+  type Screen,
+} from './documents';
 
-const SCREEN = gql`
-  query Screen($after: String) {
-    me {
-      id
-      name
-      addresses {
-        id
-        label
-        city
-      }
-      orders(first: 10, after: $after) {
-        edges {
-          cursor
-          node {
-            id
-            placedAt
-            status
-            totalCents
-          }
-        }
-        pageInfo {
-          hasNextPage
-          endCursor
-        }
-      }
-    }
-  }
-`;
-
-const PUT_ADDRESS = gql`
-  mutation PutAddress($customerId: ID!, $input: AddressInput!) {
-    putAddress(customerId: $customerId, input: $input) {
-      id
-      label
-      city
-    }
-  }
-`;
-const REMOVE_ADDRESS = gql`
-  mutation RemoveAddress($customerId: ID!, $label: String!) {
-    removeAddress(customerId: $customerId, label: $label)
-  }
-`;
-const RENAME = gql`
-  mutation Rename($id: ID!, $name: String!) {
-    updateCustomer(id: $id, input: { name: $name }) {
-      id
-      name
-    }
-  }
-`;
-
-interface Screen {
-  me: {
-    id: string;
-    name: string;
-    addresses: Array<{ id: string; label: string; city: string }>;
-    orders: { edges: Array<{ cursor: string; node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-  };
-}
+const SCREEN = gql(SCREEN_SOURCE);
+const PUT_ADDRESS = gql(PUT_ADDRESS_SOURCE);
+const REMOVE_ADDRESS = gql(REMOVE_ADDRESS_SOURCE);
+const RENAME = gql(RENAME_SOURCE);
 
 let stack: Stack;
 let fixture: CustomerFixture;

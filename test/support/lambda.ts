@@ -11,6 +11,7 @@
  * authorizer adds; the handler ignores it and verifies the token itself.
  */
 import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -65,4 +66,18 @@ export async function startLambdaTestbed(table: string): Promise<LambdaTestbed> 
 /** A handler's answer with its body parsed. */
 export function parse(result: APIGatewayProxyStructuredResultV2) {
   return { statusCode: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body ?? 'null') as unknown };
+}
+
+/** The source files an entry point's Lambda bundle holds (esbuild's metafile, paths relative to the repository). */
+export async function bundleInputs(entry: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return Object.keys(result.metafile.inputs);
 }
