@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { compiledExecution } from './execution';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -84,7 +85,8 @@ export function createApollo(
 ): ApolloServer<Context> {
   const protection = armor(options.production);
   return new ApolloServer<Context>({
-    schema,
+    // Queries and mutations run compiled (src/execution.ts); Apollo still parses, validates and admits them.
+    gateway: compiledExecution(schema),
     introspection: !options.production || options.introspectionInProduction === true,
     includeStacktraceInErrorResponses: !options.production,
     hideSchemaDetailsFromClientErrors: options.production,

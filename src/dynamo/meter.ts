@@ -122,20 +122,25 @@ export class Meter {
     return this.kept !== undefined;
   }
 
-  /** Starts a record; call the returned function exactly once when the answer (or error) is in. */
-  begin(operation: string, detail: RequestDetail = {}): (outcome: RequestOutcome) => void {
+  /**
+   * Starts a record; call the returned function exactly once when the answer (or error) is in.
+   * `detail` is only read when this meter keeps records, so a function defers building it (key
+   * conditions spelt out for humans) to the operations that are explained.
+   */
+  begin(operation: string, detail: RequestDetail | (() => RequestDetail) = {}): (outcome: RequestOutcome) => void {
     const wave = this.completedWave + 1;
     const startedAt = performance.now();
     this.requests += 1;
     if (wave > this.waves) this.waves = wave;
     this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+    const described = this.kept && typeof detail === 'function' ? detail() : (detail as RequestDetail);
     const record: RequestRecord | undefined = this.kept
       ? {
           operation,
-          index: detail.index,
-          keyCondition: detail.keyCondition,
-          partition: detail.partition,
-          keys: detail.keys,
+          index: described.index,
+          keyCondition: described.keyCondition,
+          partition: described.partition,
+          keys: described.keys,
           items: 0,
           scanned: 0,
           capacity: 0,

@@ -110,7 +110,7 @@ export class Table {
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {
     const out = await this.metered(
       'GetItem',
-      { keyCondition: describeKey(input.Key), partition: keyPartition(input.Key) },
+      () => ({ keyCondition: describeKey(input.Key), partition: keyPartition(input.Key) }),
       (send) => this.client.send(new GetCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' }), send),
       (o) => ({ items: o.Item ? 1 : 0, capacity: capacityOf(o.ConsumedCapacity), keys: this.keysOf(o.Item ? [o.Item] : []) }),
       true,
@@ -122,7 +122,7 @@ export class Table {
   query(input: Omit1<QueryCommandInput>): Promise<QueryCommandOutput> {
     return this.metered(
       'Query',
-      { index: input.IndexName, keyCondition: describeCondition(input), partition: partitionOf(input) },
+      () => ({ index: input.IndexName, keyCondition: describeCondition(input), partition: partitionOf(input) }),
       (send) => this.client.send(new QueryCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' }), send),
       (o) => ({
         items: o.Count ?? 0,
@@ -215,7 +215,7 @@ export class Table {
     this.guard?.item(input.Item as Item);
     return this.metered(
       'PutItem',
-      { keyCondition: describeKey(input.Item as Key), ...this.writeDetail(input.Item, 'Put') },
+      () => ({ keyCondition: describeKey(input.Item as Key), ...this.writeDetail(input.Item, 'Put') }),
       () => this.client.send(new PutCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -225,7 +225,7 @@ export class Table {
     this.guard?.update(input);
     return this.metered(
       'UpdateItem',
-      { keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Update') },
+      () => ({ keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Update') }),
       () => this.client.send(new UpdateCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -234,7 +234,7 @@ export class Table {
   delete(input: Omit1<DeleteCommandInput>): Promise<unknown> {
     return this.metered(
       'DeleteItem',
-      { keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Delete') },
+      () => ({ keyCondition: describeKey(input.Key), ...this.writeDetail(input.Key, 'Delete') }),
       () => this.client.send(new DeleteCommand({ ...input, TableName: this.name, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: 1, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -253,7 +253,7 @@ export class Table {
     const TransactItems = actions.map((action) => withTableName(action, this.name));
     await this.metered(
       'TransactWriteItems',
-      { keyCondition: `${actions.length} actions`, ...(this.meter.detailed ? { keys: actions.map(actionKey) } : {}) },
+      () => ({ keyCondition: `${actions.length} actions`, keys: actions.map(actionKey) }),
       () => this.client.send(new TransactWriteCommand({ TransactItems, ReturnConsumedCapacity: 'TOTAL' })),
       (o) => ({ items: actions.length, capacity: capacityOf(o.ConsumedCapacity) }),
     );
@@ -301,15 +301,15 @@ export class Table {
     return this.meter.detailed ? touchedKeys(items) : undefined;
   }
 
-  /** A single-item write's partition and, when the meter keeps records, its key. */
+  /** A single-item write's partition and key (read only when the meter keeps records). */
   private writeDetail(key: Record<string, unknown> | undefined, action: 'Put' | 'Update' | 'Delete'): RequestDetail {
-    return { partition: keyPartition(key), ...(this.meter.detailed && key ? { keys: [touchedKey(key, action)] } : {}) };
+    return { partition: keyPartition(key), ...(key ? { keys: [touchedKey(key, action)] } : {}) };
   }
 
   /** Sends one request and meters it; a read (`hedgeable`) goes through the hedger when the table has one. */
   private async metered<T>(
     operation: string,
-    detail: RequestDetail,
+    detail: RequestDetail | (() => RequestDetail),
     send: (options: SendOptions) => Promise<T>,
     measure: (out: T) => RequestOutcome,
     hedgeable = false,

@@ -56,14 +56,18 @@ export function shardedReadBound(wanted: number, shards: number): number {
   return shards * wanted;
 }
 
+/**
+ * `share` is wave 1's items a shard: the product's `firstWaveShare`; another value only to compare
+ * plans (`npm run bench:shard-plan`).
+ */
 export async function newestAcrossShards<T>(
   starts: readonly ShardStart[],
   wanted: number,
   sortKey: (item: T) => string,
   read: (shard: number, query: ShardQuery) => Promise<ShardAnswer<T>>,
+  share = firstWaveShare(wanted, starts.length),
 ): Promise<{ reads: ShardRead<T>[]; merged: Array<{ item: T; shard: number }> }> {
   const reads: ShardRead<T>[] = starts.map((start) => ({ items: [], next: start.next, exhausted: start.exhausted, floor: undefined }));
-  const share = firstWaveShare(wanted, starts.length);
   let merged: Array<{ item: T; key: string; shard: number }> = [];
   let cut: string | undefined;
   let pending = reads.flatMap((r, shard) => (r.exhausted ? [] : [shard]));

@@ -9,11 +9,15 @@
  * (`schema.isSubType`), so `... on Node` (an interface Customer implements) counts as it would
  * at execution. The runtime type is `Customer` even when the field returns an abstract type.
  *
- * Computed once per field node, not once per parent: the selection is memoised per
- * `info.fieldNodes` (the same array for every parent of a list, as graphql-js memoises subfield
- * collection) and per operation's `variableValues`; window arguments (`first`, `month`) are
- * checked in that one pass, and the `orders` field itself reuses them (`orderWindowArgs`). Only the cursor, which belongs to one customer, is decoded per
- * customer (once per request: `CustomerCollections.window`).
+ * Computed once per field node, not once per request or per parent. A selection no variable can
+ * change (no `$` anywhere below the field: its directives and arguments are literals, the usual
+ * screen) is the same for every request of a parsed document, so it is memoised per the field's
+ * first AST node (Apollo keeps a repeated query's parsed document); the node list must match, since
+ * a sibling's `@include($x)` can add nodes. Otherwise it is memoised per `info.fieldNodes` (the
+ * same array for every parent of a list, as graphql-js memoises subfield collection) and per
+ * operation's `variableValues`. Window arguments (`first`, `month`) are checked in that one pass,
+ * and the `orders` field itself reuses them (`orderWindowArgs`). Only the cursor, which belongs to
+ * one customer, is decoded per customer (once per request: `CustomerCollections.window`).
  */
 import {
   getArgumentValues,
@@ -47,21 +51,59 @@ export interface CustomerSelection {
   windows: readonly CheckedWindowArgs[];
 }
 
-type Memo<V> = WeakMap<readonly FieldNode[], WeakMap<object, V>>;
+interface Memo<V> {
+  /** Selections below variable-free nodes, per first node, with the node list they were computed for. */
+  byDocument: WeakMap<FieldNode, { nodes: readonly FieldNode[]; value: V }>;
+  byRequest: WeakMap<readonly FieldNode[], WeakMap<object, V>>;
+}
 
-function memoised<V>(memo: Memo<V>, info: GraphQLResolveInfo, compute: () => V): V {
-  let byVariables = memo.get(info.fieldNodes);
-  if (!byVariables) memo.set(info.fieldNodes, (byVariables = new WeakMap()));
+const newMemo = <V>(): Memo<V> => ({ byDocument: new WeakMap(), byRequest: new WeakMap() });
+
+function memoised<V>(memo: Memo<V>, info: GraphQLResolveInfo, compute: (perDocument: boolean) => V): V {
+  const nodes = info.fieldNodes;
+  if (nodes.every((node) => variableFree(node, info.fragments))) {
+    const hit = memo.byDocument.get(nodes[0]!);
+    if (hit && hit.nodes.length === nodes.length && hit.nodes.every((node, i) => node === nodes[i])) return hit.value;
+    const value = compute(true);
+    memo.byDocument.set(nodes[0]!, { nodes: [...nodes], value });
+    return value;
+  }
+  let byVariables = memo.byRequest.get(nodes);
+  if (!byVariables) memo.byRequest.set(nodes, (byVariables = new WeakMap()));
   let value = byVariables.get(info.variableValues);
-  if (value === undefined) byVariables.set(info.variableValues, (value = compute()));
+  if (value === undefined) byVariables.set(info.variableValues, (value = compute(false)));
   return value;
 }
 
-const selections: Memo<CustomerSelection> = new WeakMap();
+/** Whether no variable occurs below a field node (its selection set, the fragments it spreads); per node. */
+const variableFreeNodes = new WeakMap<FieldNode, boolean>();
+
+function variableFree(node: FieldNode, fragments: Readonly<Record<string, FragmentDefinitionNode>>): boolean {
+  let free = variableFreeNodes.get(node);
+  if (free === undefined) variableFreeNodes.set(node, (free = !mentionsVariable(node.selectionSet, fragments, new Set())));
+  return free;
+}
+
+function mentionsVariable(value: unknown, fragments: Readonly<Record<string, FragmentDefinitionNode>>, spread: Set<string>): boolean {
+  if (Array.isArray(value)) return value.some((child) => mentionsVariable(child, fragments, spread));
+  if (value === null || typeof value !== 'object') return false;
+  const node = value as { kind?: string; name?: { value: string } };
+  if (node.kind === Kind.VARIABLE) return true;
+  if (node.kind === Kind.FRAGMENT_SPREAD && node.name && !spread.has(node.name.value)) {
+    spread.add(node.name.value);
+    if (mentionsVariable(fragments[node.name.value], fragments, spread)) return true;
+  }
+  for (const [key, child] of Object.entries(node)) if (key !== 'loc' && mentionsVariable(child, fragments, spread)) return true;
+  return false;
+}
+
+const selections: Memo<CustomerSelection> = newMemo();
 /**
- * The checked arguments of each `orders` field node a look-ahead met, per operation (its
- * `variableValues`): the child field finds its own there (its first node is the same object).
+ * The checked arguments of each `orders` field node a look-ahead met: per node when its selection
+ * was memoised per document, else per operation (its `variableValues`). The child field finds its
+ * own there (its first node is the same object).
  */
+const documentWindows = new WeakMap<FieldNode, CheckedWindowArgs>();
 const checkedWindows = new WeakMap<object, WeakMap<FieldNode, CheckedWindowArgs>>();
 
 function windowsOf(variables: object): WeakMap<FieldNode, CheckedWindowArgs> {
@@ -72,7 +114,7 @@ function windowsOf(variables: object): WeakMap<FieldNode, CheckedWindowArgs> {
 
 /** What the customer-returning field being resolved wants of a customer (memoised per field node). */
 export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
-  return memoised(selections, info, () => {
+  return memoised(selections, info, (perDocument) => {
     const customerType = info.schema.getType(CUSTOMER);
     if (!isObjectType(customerType)) throw new Error(`look-ahead needs the object type ${CUSTOMER}`);
     const selection = { profile: false, addresses: false, windows: [] as CheckedWindowArgs[] };
@@ -86,7 +128,7 @@ export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
         // As graphql-js executes a merged field: with its first node's arguments.
         const node = nodes[0]!;
         const args = checkWindowArgs(getArgumentValues(definition, node, info.variableValues) as OrderWindowArgs);
-        windowsOf(info.variableValues).set(node, args);
+        (perDocument ? documentWindows : windowsOf(info.variableValues)).set(node, args);
         selection.windows.push(args);
       }
     }
@@ -112,8 +154,10 @@ export function customerNeed(info: GraphQLResolveInfo, collections: CustomerColl
  * result) and kept for the field's other parents.
  */
 export function orderWindowArgs(info: GraphQLResolveInfo, args: OrderWindowArgs): CheckedWindowArgs {
-  const byNode = windowsOf(info.variableValues);
   const node = info.fieldNodes[0]!;
+  const known = documentWindows.get(node);
+  if (known) return known;
+  const byNode = windowsOf(info.variableValues);
   let checked = byNode.get(node);
   if (!checked) byNode.set(node, (checked = checkWindowArgs(args)));
   return checked;

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { buildSchema, graphql, isObjectType, type FieldNode, type GraphQLResolveInfo } from 'graphql';
+import { buildSchema, execute, isObjectType, parse, type DocumentNode, type FieldNode, type GraphQLResolveInfo } from 'graphql';
 import { collectSubfields, customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
 import type { CheckedWindowArgs } from '../../src/model';
 
@@ -22,8 +22,8 @@ const schema = buildSchema(`
   type Query { customer: Customer node: Node thing: Thing orders: [Order] }
 `);
 
-/** Runs `query`, collecting the look-ahead of every field that returns a customer. */
-async function lookahead(query: string, variables: Record<string, unknown> = {}) {
+/** Runs `query` (a parsed document is reused as Apollo reuses it), collecting the look-ahead of every field that returns a customer. */
+async function lookahead(query: string | DocumentNode, variables: Record<string, unknown> = {}) {
   const seen: Array<{ selection: CustomerSelection; info: GraphQLResolveInfo; windows: CheckedWindowArgs[] }> = [];
   const capture = (info: GraphQLResolveInfo) => {
     const windows: CheckedWindowArgs[] = [];
@@ -35,9 +35,9 @@ async function lookahead(query: string, variables: Record<string, unknown> = {})
     };
     return { __typename: 'Customer', id: 'C', orders };
   };
-  const result = await graphql({
+  const result = await execute({
     schema,
-    source: query,
+    document: typeof query === 'string' ? parse(query) : query,
     variableValues: variables,
     rootValue: {
       customer: (_: unknown, _ctx: unknown, info: GraphQLResolveInfo) => capture(info),
@@ -128,10 +128,34 @@ describe('computed once per field node', () => {
     expect(new Set(seen.map(({ selection }) => selection)).size).toBe(1);
   });
 
+  it('shares one selection between requests of a parsed document when no variable is below the field', async () => {
+    const document = parse('query($id: ID) { customer { name orders(first: 4) } other: customer @skip(if: false) { addresses } }');
+    const [first, second] = [await lookahead(document, { id: 'a' }), await lookahead(document, { id: 'b' })];
+    expect(second[0]!.selection).toBe(first[0]!.selection);
+    expect(second[1]!.selection).toBe(first[1]!.selection);
+    expect(second[0]!.windows[0]).toBe(first[0]!.selection.windows[0]); // the orders field's checked arguments, too
+    expect(first[1]!.selection).toEqual({ profile: false, addresses: true, windows: [] });
+  });
+
+  it("recomputes when a sibling's @include adds a node to the field", async () => {
+    const document = parse('query($x: Boolean!) { customer { name } customer @include(if: $x) { addresses } }');
+    const [without, withIt] = [await lookahead(document, { x: false }), await lookahead(document, { x: true })];
+    expect(without[0]!.selection).toEqual({ profile: true, addresses: false, windows: [] });
+    expect(withIt[0]!.selection).toEqual({ profile: true, addresses: true, windows: [] });
+    expect((await lookahead(document, { x: false }))[0]!.selection).toEqual(without[0]!.selection);
+  });
+
   it('does not share a selection between operations with other variables', async () => {
-    const query = 'query($n: Int) { customer { orders(first: $n) } }';
+    const query = parse('query($n: Int) { customer { orders(first: $n) } }');
     const [[one], [two]] = await Promise.all([lookahead(query, { n: 1 }), lookahead(query, { n: 2 })]);
     expect(one!.selection.windows[0]!.first).toBe(1);
     expect(two!.selection.windows[0]!.first).toBe(2);
+  });
+
+  it('does not share one when a variable sits in a fragment spread below the field', async () => {
+    const query = parse('query($n: Int) { customer { ...F } } fragment F on Customer { orders(first: $n) }');
+    const [one, two] = [await lookahead(query, { n: 1 }), await lookahead(query, { n: 2 })];
+    expect(one[0]!.selection.windows[0]!.first).toBe(1);
+    expect(two[0]!.selection.windows[0]!.first).toBe(2);
   });
 });
