@@ -1,0 +1,78 @@
+/**
+ * The README's benchmark table is copied from one run: every figure in it must be that run's, as
+ * `bench/results.json` (written by the same `npm run bench`) holds it, and the run it names (date,
+ * duration) must be that one. A README edited without a run, or a run without the README, fails here.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+interface Design {
+  requests: number;
+  waves: number;
+  itemsRead: number;
+  rcu: number;
+  p50Ms: number;
+  p99Ms: number;
+  rps: number;
+  sequential: { p95Ms: number };
+}
+interface Results {
+  config: { date: string; durationSec: number };
+  scenarios: Array<{ id: string; designs: Record<string, Design> }>;
+}
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const results = JSON.parse(readFileSync(new URL('../bench/results.json', import.meta.url), 'utf8')) as Results;
+const section = readme.slice(readme.indexOf('## Benchmark: one table against four'), readme.indexOf('## Errors'));
+
+/** The README's rows, in order, and the scenario and design of results.json each one shows. */
+const ROWS: Array<[string, string]> = [
+  ['customer', 'singleTable'],
+  ['customer-hedged', 'singleTable'],
+  ['customer', 'multiTable'],
+  ['customer-hedged', 'multiTable'],
+  ['customer', 'raw'],
+  ['customer-10k', 'singleTable'],
+  ['customer-10k', 'multiTable'],
+  ['order', 'singleTable'],
+  ['order-hedged', 'singleTable'],
+  ['order', 'multiTable'],
+  ['order-hedged', 'multiTable'],
+  ['status', 'singleTable'],
+  ['status', 'multiTable'],
+  ['status-unsharded', 'singleTable'],
+  ['status-unsharded', 'multiTable'],
+];
+
+/** The numeric cells of the table's body rows (requests … req/s), footnote marks dropped. */
+function tableRows(): number[][] {
+  const lines = section.split('\n').filter((line) => line.startsWith('|'));
+  return lines.slice(2).map((line) =>
+    line
+      .split('|')
+      .slice(3, -1)
+      .map((cell) => Number(cell.trim().replace(/[¹²]$/, ''))),
+  );
+}
+
+describe('the README benchmark section is one run of npm run bench', () => {
+  it('names the run bench/results.json holds', () => {
+    const date = results.config.date; // 2026-12-01T06:40:43.399Z
+    expect(section).toContain(`${date.slice(0, 10)} ${date.slice(11, 16)} UTC`);
+    expect(section).toContain(`${results.config.durationSec} s in the run below`);
+  });
+
+  it('shows that run’s figures, row by row', () => {
+    const rows = tableRows();
+    expect(rows).toHaveLength(ROWS.length);
+    ROWS.forEach(([scenario, design], i) => {
+      const d = results.scenarios.find((s) => s.id === scenario)?.designs[design];
+      if (!d) throw new Error(`results.json has no ${scenario} ${design}`);
+      const measured = [d.requests, d.waves, d.itemsRead, d.rcu, d.p50Ms, d.sequential.p95Ms, d.p99Ms, Math.round(d.rps)];
+      expect(
+        rows[i]!.map((n) => Number(n.toFixed(3))),
+        `${scenario} ${design}`,
+      ).toEqual(measured.map((n) => Number(n.toFixed(3))));
+    });
+  });
+});
