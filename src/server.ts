@@ -5,13 +5,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { compiledExecution } from './execution';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from './schema';
+import { compiledExecution } from './execution';
 import { rememberVerified, requestContext, type Context } from './context';
 import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';

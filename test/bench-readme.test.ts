@@ -5,28 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-
-interface Design {
-  requests: number;
-  waves: number;
-  itemsRead: number;
-  rcu: number;
-  p50Ms: number;
-  p99Ms: number;
-  rps: number;
-  sequential: { p95Ms: number };
-}
-interface Results {
-  config: { date: string; durationSec: number };
-  scenarios: Array<{ id: string; designs: Record<string, Design> }>;
-}
+import type { DesignName, Results } from '../bench/report';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const results = JSON.parse(readFileSync(new URL('../bench/results.json', import.meta.url), 'utf8')) as Results;
 const section = readme.slice(readme.indexOf('## Benchmark: one table against four'), readme.indexOf('## Errors'));
 
 /** The README's rows, in order, and the scenario and design of results.json each one shows. */
-const ROWS: Array<[string, string]> = [
+const ROWS: Array<[string, DesignName]> = [
   ['customer', 'singleTable'],
   ['customer-hedged', 'singleTable'],
   ['customer', 'multiTable'],

@@ -8,7 +8,7 @@ import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
-import { entityOf, isId, MAX_ADDRESSES, orderKeys, ORDER_STATUSES, type OrderStatus } from '../src/model';
+import { entityOf, isId, MAX_ADDRESSES, orderKeys, ORDER_STATUSES, STATS_ATTRIBUTES, statsOf, type OrderStatus } from '../src/model';
 import { seed, type SeedTarget } from '../src/tools/seed';
 import { orderCounts, seededCustomers, seedItems, type SeedDataOptions, type SeededCustomer } from '../src/tools/seed-data';
 import { startStack, type Stack } from './support/stack';
@@ -305,7 +305,13 @@ describe('Seeded data served over GraphQL', () => {
     expect(all.find((item) => item.SK === 'PRODUCT#WRITE-PATH-1')!.eventSeq).toBe(1);
     expect(seededWithAddresses.filter((item) => item.type === 'EVENT' || 'eventSeq' in item)).toEqual([]);
     const withoutOutbox = writePath.filter((item) => item.type !== 'EVENT').map(({ eventSeq: _seq, ...item }) => item);
-    expect(shapeOf(seededWithAddresses)).toEqual(shapeOf(withoutOutbox));
+    // The figures of Customer.stats: the relay writes them on the write path's profile (no relay
+    // runs here), the seed counts them itself (checked with their values below).
+    const withoutStats = (items: Item[]) =>
+      items.map((item) =>
+        Object.fromEntries(Object.entries(item).filter(([name]) => !(STATS_ATTRIBUTES as readonly string[]).includes(name))),
+      );
+    expect(shapeOf(withoutStats(seededWithAddresses))).toEqual(shapeOf(withoutStats(withoutOutbox)));
   });
 
   it("serves the busiest customer's screen: profile, addresses and the newest orders first, in one request", async () => {
@@ -322,6 +328,22 @@ describe('Seeded data served over GraphQL', () => {
       orders: { nodes: newestFirst(busiest.orders).slice(0, 20).map(orderData), pageInfo: { hasNextPage: true } },
     });
     expect(measured.wire.map((request) => request.operation)).toEqual(['Query']);
+  });
+
+  it('counts each customer’s orders in Customer.stats, as the relay counts placed orders (no event is seeded)', async () => {
+    const busiest = [...customers].sort((a, b) => b.orders.length - a.orders.length)[0]!;
+    const idle = customers.find((c) => c.orders.length === 0);
+    const query = 'query($id: ID!) { customer(id: $id) { stats { orderCount lifetimeCents asOf } } }';
+    const measured = await stack.measure(query, { id: busiest.customer.id });
+    expect(measured.response.data.customer.stats).toEqual(statsOf(busiest.orders));
+    expect(measured.response.data.customer.stats.orderCount).toBe(busiest.orders.length);
+    expect(measured.wire.map((request) => request.operation)).toEqual(['GetItem']); // the profile alone
+    if (idle)
+      expect((await stack.gql(query, { id: idle.customer.id })).data.customer.stats).toEqual({
+        orderCount: 0,
+        lifetimeCents: 0,
+        asOf: null,
+      });
   });
 
   it('finds a seeded customer by email, and an order with its lines', async () => {

@@ -5,8 +5,9 @@
 import type { Migration } from './migration';
 import { migration as m0001 } from './0001-order-lines-by-sku';
 import { migration as m0002 } from './0002-status-index-shards';
+import { migration as m0003 } from './0003-customer-stats';
 
-export const migrations: readonly Migration[] = [m0001, m0002];
+export const migrations: readonly Migration[] = [m0001, m0002, m0003];
 
 /** A migration by its full name or its number (`0001`); undefined when none or several match. */
 export function findMigration(nameOrNumber: string, list: readonly Migration[] = migrations): Migration | undefined {

@@ -38,8 +38,46 @@ export type { CustomerStats } from './entity/customer';
 /** The figures of a customer none of whose orders has been counted yet. */
 export const NO_STATS: CustomerStats = { orderCount: 0, lifetimeCents: 0, asOf: null };
 
-/** The attributes the aggregate owns on the profile item (and nothing else writes). */
+/** The attributes the relay writes on the profile item (its IAM role allows these alone, template.yaml). */
 export const STATS_ATTRIBUTES = ['orderCount', 'lifetimeCents', 'statsSeq', 'statsAsOf'] as const;
+
+/**
+ * The instant from which OrderPlaced events complete a profile's figures: the customer's creation
+ * (`createCustomer` writes it: every order of such a customer has its event), or the moment every
+ * order before it was counted from the summaries (`countedStats`: the bulk seed, migration 0003 for
+ * customers from before the outbox). A profile without it may have orders the figures miss.
+ */
+export const STATS_BASELINE = 'statsBaseline';
+
+/** The figures some orders make (placed, whatever their status now): what the relay counts, one OrderPlaced each. */
+export function statsOf(orders: Iterable<{ totalCents: number; placedAt: string }>): CustomerStats {
+  let orderCount = 0;
+  let lifetimeCents = 0;
+  let asOf: string | null = null;
+  for (const order of orders) {
+    orderCount += 1;
+    lifetimeCents += order.totalCents;
+    if (asOf === null || order.placedAt > asOf) asOf = order.placedAt;
+  }
+  return { orderCount, lifetimeCents, asOf };
+}
+
+/**
+ * The profile attributes that state `stats`, counted from every order summary of the customer
+ * while its event sequence was `seq` (`eventSeq`, 0 when it has none): `statsSeq = seq`, so the
+ * OrderPlaced events up to `seq`, whose orders are in the count, are never counted again by the
+ * relay, and later ones are (the condition of `applyOrderPlaced`). `at`, when it was counted, is
+ * the baseline.
+ */
+export function countedStats(stats: CustomerStats, seq: number, at: string): Record<string, unknown> {
+  return {
+    orderCount: stats.orderCount,
+    lifetimeCents: stats.lifetimeCents,
+    statsSeq: seq,
+    ...(stats.asOf === null ? {} : { statsAsOf: stats.asOf }),
+    [STATS_BASELINE]: at,
+  };
+}
 
 /** The UpdateItem that counts one OrderPlaced event, or undefined for any other event. */
 export function orderPlacedUpdate(event: OutboxEvent) {

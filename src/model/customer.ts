@@ -28,6 +28,7 @@ import { emailGuardItem, emailGuardKey } from './email';
 import { canonicalEmail } from './entity/parts';
 import { customerEntity, customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
 import { writeTransaction } from './guards';
+import { STATS_BASELINE } from './customer-stats';
 import { cancellationReasons, failedCondition } from './transactions';
 import { pattern } from './declare';
 
@@ -160,7 +161,13 @@ export async function createCustomer(
   const event = outboxEvent(customerEvent('CustomerCreated', customer.id, { name: customer.name, email: customer.email }), 1, actor);
   try {
     await writeTransaction(table, [
-      { Put: { Item: { ...customerToItem(customer), [EVENT_SEQ]: 1 }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      // The stats baseline is its creation: every order it will place has its OrderPlaced event.
+      {
+        Put: {
+          Item: { ...customerToItem(customer), [EVENT_SEQ]: 1, [STATS_BASELINE]: customer.createdAt },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
       { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
       eventPut(event),
     ]);

@@ -65,11 +65,11 @@ export type CustomerOrdersArgs = {
 /** A customer's order aggregate, kept by hand from the stream (no GROUP BY in DynamoDB). Cancelled orders still count. */
 export type CustomerStats = {
   __typename?: 'CustomerStats';
-  /** When the last order counted was placed; null before the first. */
+  /** When the last order counted was placed (its event's commit instant; for orders counted from the summaries, the newest placedAt); null before the first. */
   asOf: Maybe<Scalars['DateTime']['output']>;
   /** The sum of their totalCents. */
   lifetimeCents: Scalars['Int']['output'];
-  /** Orders placed since the outbox exists (orders imported in bulk without events are not counted). */
+  /** Orders placed, whatever their status now: counted from their events by the relay, and, for orders written without one (before the outbox, or by the bulk seed), from the order summaries (migration 0003; the seed counts its own). */
   orderCount: Scalars['Int']['output'];
 };
 

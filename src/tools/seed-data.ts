@@ -39,7 +39,10 @@ import {
   headerToItem,
   indexedLineToItem,
   MAX_ADDRESSES,
+  countedStats,
   customerToItem,
+  STATS_BASELINE,
+  statsOf,
   summaryToItem,
   type AddressRecord,
   type CustomerRecord,
@@ -164,6 +167,10 @@ export function customerItems(seeded: SeededCustomer): Item[] {
   const profile = customerToItem(customer);
   // putAddress keeps the labels on the profile, in the same transaction as the address.
   if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((address) => address.label));
+  // No OrderPlaced event is seeded: the profile carries its orders' count as migration 0003 makes it
+  // (sequence 0), or, without orders, the baseline createCustomer writes (the creation).
+  const stats = statsOf(orders);
+  Object.assign(profile, stats.asOf === null ? { [STATS_BASELINE]: customer.createdAt } : countedStats(stats, 0, stats.asOf));
   const items: Item[] = [profile, emailGuardItem(customer.email, customer.id)];
   for (const address of addresses) items.push(addressToItem(customer.id, address));
   for (const order of orders) {

@@ -63,6 +63,7 @@ describe('migrate --list: pending or not needed', () => {
     expect(statuses.map(({ name, status }) => ({ name, status }))).toEqual([
       { name: '0001-order-lines-by-sku', status: 'pending' },
       { name: '0002-status-index-shards', status: 'not needed' },
+      { name: '0003-customer-stats', status: 'pending' }, // legacy profiles, without a stats baseline
     ]);
     expect(statuses[0]!.need!.wouldUpdate).toBeGreaterThan(0);
     await expectAgreesWithDryRuns(stack, statuses);
@@ -82,6 +83,7 @@ describe('migrate --list: pending or not needed', () => {
     expect(statuses.map(({ status, need }) => ({ status, probed: need !== undefined }))).toEqual([
       { status: 'pending', probed: true },
       { status: 'applied', probed: false },
+      { status: 'pending', probed: true },
     ]);
   });
 
@@ -97,10 +99,11 @@ describe('migrate --list: pending or not needed', () => {
     });
     expect(stderr).toBe('');
     const lines = stdout.split('\n').filter((line) => /^ {2}\d{4}-/.test(line));
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(
       /^ {2}0001-order-lines-by-sku {2}pending: its dry run (would rewrite \d+ of \d+ items|found items to rewrite in the first \d+ scanned \(--dry-run counts them all\))$/,
     );
     expect(lines[1]).toBe(`  0002-status-index-shards  not needed: its dry run selects nothing to rewrite among ${items} items`);
+    expect(lines[2]).toMatch(/^ {2}0003-customer-stats {2}pending: its dry run /);
   });
 });

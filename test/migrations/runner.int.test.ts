@@ -260,6 +260,7 @@ describe('migration checkpoints', () => {
     expect(await migrationStatuses(stack.table, migrations)).toMatchObject([
       { name: '0001-order-lines-by-sku', status: 'applied', applied: { appliedAt: '2026-09-20T08:00:00.000Z' } },
       { name: '0002-status-index-shards', status: 'pending' },
+      { name: '0003-customer-stats', status: 'pending' },
     ]);
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * Migration 0003: Customer.stats counted from the order summaries, for customers whose orders were
+ * written without an OrderPlaced event (from before the outbox), so the relay never counted them.
+ * After it, the relay's counting goes on from the count: an event whose order is in the count is
+ * never counted again, a later one is. Each test starts its own stack, so counts are exact.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Item } from '../../src/dynamo/table';
+import { runMigration } from '../../src/migrations';
+import { migration as m0003 } from '../../src/migrations/0003-customer-stats';
+import { applyOrderPlaced, eventFromItem, statsOf, type OutboxEvent } from '../../src/model';
+import { dataOf } from '../support/graphql';
+import { createCustomer, loadLegacy, placeOrder, useFreshStacks } from '../support/migrations';
+import type { Stack } from '../support/stack';
+
+const freshStack = useFreshStacks();
+const STATS = 'query($id: ID!) { customer(id: $id) { stats { orderCount lifetimeCents asOf } } }';
+
+const statsOfCustomer = async (stack: Stack, id: string) => dataOf(await stack.gql(STATS, { id })).customer.stats;
+const profileOf = async (stack: Stack, id: string) =>
+  (await stack.items()).find((item) => item.PK === `CUSTOMER#${id}` && item.SK === 'PROFILE')!;
+/** The customer's OrderPlaced events, oldest first, as the relay would receive them. */
+const orderPlacedEvents = async (stack: Stack, id: string): Promise<OutboxEvent[]> =>
+  (await stack.items())
+    .filter((item: Item) => item.PK === `EVENT#Customer#${id}` && item.eventType === 'OrderPlaced')
+    .map(eventFromItem)
+    .sort((a, b) => a.sequence - b.sequence);
+
+describe('migration 0003: Customer.stats from the order summaries', () => {
+  it('counts the orders no event counted, and the relay then counts only what came after', async () => {
+    const stack = await freshStack();
+    const [legacy, other] = await loadLegacy(stack, 2, 5);
+    const id = legacy!.customer.id;
+    expect(await statsOfCustomer(stack, id)).toEqual({ orderCount: 0, lifetimeCents: 0, asOf: null }); // none counted
+
+    // One order placed through the API before the migration: its event is in the outbox, not yet relayed.
+    const late = await placeOrder(stack, id, '2026-11-02T10:00:00.000Z', ['MUG-001']);
+    const report = await runMigration(stack.table, m0003);
+    expect(report).toMatchObject({ outcome: 'applied', run: { selected: 2, updated: 2, skipped: 0, unresolved: 0 } });
+
+    const all = [...legacy!.orders, late];
+    expect(await statsOfCustomer(stack, id)).toEqual(statsOf(all));
+    expect(await statsOfCustomer(stack, other!.customer.id)).toEqual(statsOf(other!.orders));
+    const profile = await profileOf(stack, id);
+    expect(profile).toMatchObject({ statsSeq: 1, eventSeq: 1, orderCount: 6 });
+    expect(typeof profile.statsBaseline).toBe('string');
+
+    // The relay reaches the late order's event after the count: it is not counted twice.
+    const [placed] = await orderPlacedEvents(stack, id);
+    expect(await applyOrderPlaced(stack.table, placed!)).toBe('duplicate');
+    expect(await statsOfCustomer(stack, id)).toEqual(statsOf(all));
+
+    // An order placed after the count is the relay's to count.
+    const next = await placeOrder(stack, id, '2026-11-03T10:00:00.000Z', ['MUG-002']);
+    const events = await orderPlacedEvents(stack, id);
+    expect(await applyOrderPlaced(stack.table, events.at(-1)!)).toBe('applied');
+    // (asOf: the relay's is the event's commit instant; a count's, the newest placedAt it counted.)
+    expect(await statsOfCustomer(stack, id)).toEqual({ ...statsOf([...all, next]), asOf: events.at(-1)!.occurredAt });
+
+    // Run again: applied already; forced, it finds nothing to count (every profile has its baseline).
+    expect((await runMigration(stack.table, m0003)).outcome).toBe('already applied');
+    expect((await runMigration(stack.table, m0003, { force: true })).run).toMatchObject({ selected: 0, updated: 0 });
+  });
+
+  it('leaves customers created through the API alone: their baseline is their creation', async () => {
+    const stack = await freshStack();
+    const ana = await createCustomer(stack, 'Ana');
+    await placeOrder(stack, ana.id, '2026-11-02T10:00:00.000Z', ['MUG-001']);
+    expect((await profileOf(stack, ana.id)).statsBaseline).toEqual(expect.any(String));
+    const report = await runMigration(stack.table, m0003, { dryRun: true });
+    expect(report.run).toMatchObject({ selected: 0 });
+  });
+
+  it('skips a profile whose customer placed an order between the scan and the rewrite', async () => {
+    const stack = await freshStack();
+    const [legacy] = await loadLegacy(stack, 1, 3);
+    const id = legacy!.customer.id;
+    const scanned = await profileOf(stack, id); // as the scan saw it
+    const context = await m0003.prepare(stack.table, [scanned]);
+    await placeOrder(stack, id, '2026-11-02T10:00:00.000Z', ['MUG-001']); // eventSeq moves on
+    const decision = m0003.rewrite(scanned, context);
+    if (!('rewrite' in decision)) throw new Error(`unresolved: ${decision.unresolved}`);
+    const { rewrite } = decision;
+    await expect(
+      stack.table.update({
+        Key: rewrite.key,
+        UpdateExpression: 'SET orderCount = :n',
+        ConditionExpression: `attribute_exists(PK) AND (${rewrite.condition.expression})`,
+        ExpressionAttributeNames: rewrite.condition.names,
+        ExpressionAttributeValues: { ':n': 99, ...rewrite.condition.values },
+      }),
+    ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+  });
+});
