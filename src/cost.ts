@@ -11,7 +11,7 @@
  * | `Query.customer`, `customerByEmail`, `me`, `Order.customer` | 2 | the profile, plus one GetItem telling a missing customer from an empty window |
  * | `Customer.addresses` | 1 + 10 | the head Query reads the profile and at most `MAX_ADDRESSES` addresses (its Limit) |
  * | `Customer.orders(first)` | first + 1 | each window is one Query with `Limit first + 1` |
- * | `Query.order`, `Order.lines` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines |
+ * | `Query.order`, `Order.lines`, `OrderEvent.order` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines (a subscription: per event) |
  * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1 |
  * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
  * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
@@ -134,6 +134,11 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
   'Mutation.putAddress': () => 1,
   'Mutation.removeAddress': () => 1,
   'Mutation.putProduct': () => 0,
+  // Per event: a subscription's root and the event's own fields read nothing; `order` reads the order.
+  'Subscription.orderUpdated': () => 0,
+  'Subscription.myOrderEvents': () => 0,
+  'Subscription.ordersByStatusEvents': () => 0,
+  'OrderEvent.order': () => ORDER_DETAIL_READS,
 };
 
 /**

@@ -63,7 +63,7 @@ export interface AdmissionOptions {
   /** Production: refusals do not print limits, costs or quotas. */
   production: boolean;
   quotas: QuotaSettings;
-  /** The buckets to use (tests); made from `quotas` when absent. */
+  /** The buckets to use (the server's, which its websockets share; tests); made from `quotas` when absent. */
   buckets?: Quotas;
 }
 
@@ -149,7 +149,7 @@ function refusal(message: string, code: string, extensions: Record<string, unkno
  * operation larger than a whole bucket can never pass: its message says so, and it carries no
  * Retry-After, since waiting would not help.
  */
-function rateLimited(kind: 'read' | 'write', amount: number, perMinute: number, take: Take, production: boolean): GraphQLError {
+export function rateLimited(kind: 'read' | 'write', amount: number, perMinute: number, take: Take, production: boolean): GraphQLError {
   const unit = kind === 'read' ? 'read cost units' : 'items written';
   const never = take.retryAfterSeconds === undefined;
   const message = never

@@ -16,6 +16,7 @@ import { rememberVerified, requestContext, type Context } from './context';
 import type { Authenticate } from './auth';
 import type { Table } from './dynamo/table';
 import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './limits';
+import { createQuotas, type Quotas } from './quotas';
 import {
   explainPlan,
   formatDomainError,
@@ -49,6 +50,8 @@ export interface ServerOptions {
   corsOrigins?: readonly string[];
   /** Per-principal quotas (src/limits.ts), over `QUOTA_DEFAULTS`. */
   quotas?: Partial<QuotaSettings>;
+  /** The buckets of those quotas, when shared with another transport (the server's websockets); made from `quotas` when absent. */
+  buckets?: Quotas;
   /** A persisted-documents manifest (src/documents.ts): production then runs only these. */
   trustedDocuments?: TrustedDocuments;
   /** On close, how long requests in flight may take before their connections are closed (default 5 s). */
@@ -108,7 +111,7 @@ export function createApollo(
       ApolloServerPluginCacheControlDisabled(),
       requireSignIn(),
       ...protection.plugins,
-      admission({ production: options.production, quotas: { ...QUOTA_DEFAULTS, ...options.quotas } }),
+      admission({ production: options.production, quotas: { ...QUOTA_DEFAULTS, ...options.quotas }, buckets: options.buckets }),
       logOperations(options.logger),
       maskInternalErrors(options.production),
       explainPlan(),
@@ -147,6 +150,8 @@ export async function startServer(given: ServerOptions & { port: number; host: s
   const hub =
     options.hub ??
     new EventHub({ onListenerError: (err, event) => options.logger.error({ err, eventId: event.eventId }, 'listener failed') });
+  // One set of quota buckets for both transports: a principal's subscription events spend its HTTP quota.
+  const buckets = options.buckets ?? createQuotas({ ...QUOTA_DEFAULTS, ...options.quotas });
   // Live updates: graphql-ws on upgrades of /graphql (src/websocket.ts), with HTTP's admission rules.
   const live = attachLiveServer({
     http,
@@ -158,6 +163,7 @@ export async function startServer(given: ServerOptions & { port: number; host: s
     production: options.production,
     cors,
     validationRules: armor(options.production).validationRules,
+    quotas: buckets,
     settings: options.subscriptions,
     trustedDocuments: options.trustedDocuments,
     graceMillis: grace,
@@ -166,7 +172,7 @@ export async function startServer(given: ServerOptions & { port: number; host: s
   // then Apollo's drain plugin: idle connections close at once, busy ones once answered, and after
   // the grace period every connection is destroyed, so one hung request cannot hold shutdown.
   const apollo = createApollo(
-    options,
+    { ...options, buckets },
     [live.plugin, ApolloServerPluginDrainHttpServer({ httpServer: http, stopGracePeriodMillis: grace })],
     'server',
     schema,

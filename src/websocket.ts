@@ -15,6 +15,8 @@
  *   subscription (one more: the slow subscriber's socket is closed with 1013, try again later).
  *   Each operation gets HTTP's admission: the token limit, graphql-armor's rules (depth, aliases,
  *   directives), the cost bound, trusted documents in production; only subscriptions are run here.
+ *   What each event's execution reads is charged to the principal's read quota, the same buckets as
+ *   HTTP's; past it, that event is RATE_LIMITED and the subscription ends.
  * - **Access.** The fields' rules (src/schema/access.ts) decide before a stream starts.
  * - **Each event** executes with fresh loaders and meter, so `order` reads the order as it is now
  *   and nothing accumulates over a long subscription.
@@ -48,7 +50,8 @@ import type { Table } from './dynamo/table';
 import { Meter } from './dynamo/meter';
 import { createLoaders } from './loaders';
 import { estimateOperation } from './cost';
-import { LIMITS } from './limits';
+import { LIMITS, rateLimited } from './limits';
+import type { Quotas } from './quotas';
 import { formatDomainError, GENERIC_MESSAGE } from './plugins';
 import { isDomainError } from './model/errors';
 import type { OriginCheck } from './cors';
@@ -78,6 +81,8 @@ export interface LiveServerOptions {
   production: boolean;
   cors: OriginCheck;
   validationRules: readonly ValidationRule[];
+  /** The server's per-principal buckets (HTTP's too): each event's reads are charged to them. */
+  quotas: Quotas;
   settings?: Partial<SubscriptionSettings> | undefined;
   trustedDocuments?: TrustedDocuments | undefined;
   /** Shutdown: sockets still open this long after their 1001 are terminated. */
@@ -205,9 +210,25 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
         );
         fresh(context, options.table);
       },
-      onNext(_ctx, _id, _payload, args, result) {
+      onNext(ctx, id, _payload, args, result) {
         const context = args.contextValue as Context;
+        const read = context.meter.summary().read;
         fresh(context, options.table);
+        // The items this event's execution read are charged to the subscriber's read quota, as HTTP
+        // charges an operation's; after the fact (the reads are done, at most the admitted cost), so
+        // a subscriber past its quota gets this event as RATE_LIMITED and the subscription ends.
+        if (read > 0) {
+          const key = ctx.extra.key as string;
+          const take = options.quotas.reads.check(key, read);
+          if (!take.ok) {
+            const running = ctx.subscriptions[id];
+            if (running && 'return' in running) void running.return(undefined); // graphql-ws then sends `complete`
+            const refused = rateLimited('read', read, options.quotas.reads.perMinute, take, production);
+            const { http: _http, ...extensions } = refused.extensions;
+            return { errors: [{ message: refused.message, extensions }] };
+          }
+          options.quotas.reads.take(key, read);
+        }
         if (!result.errors) return undefined;
         return { ...result, errors: result.errors.map((error) => formatError(error, context, logger, production)) };
       },

@@ -322,3 +322,40 @@ describe('shutdown', () => {
     }
   });
 });
+
+describe('quotas', () => {
+  it("charges each event's reads to the subscriber's read quota, HTTP's too: past it the event is RATE_LIMITED and the subscription ends", async () => {
+    const own = await startStack({ quotas: { readsPerMinute: 8, writesPerMinute: 1e12 } });
+    try {
+      const world = new World(own);
+      const c = await world.customer({ orders: 1, status: () => 'PENDING' });
+      const orderId = c.orders[0]!.id;
+      const connection = connect(await tokens.customer(c.customer.id), own);
+      const reading = subscribe(connection.client, 'subscription { myOrderEvents { eventId order { id lines { lineNo } } } }');
+      const free = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }'); // reads nothing
+      await listening(2, own);
+      for (let i = 0; i < 10; i++) own.hub.publish(moved(c.customer.id, orderId, 'PENDING', 'PAID'));
+      await reading.done; // ended by the server
+      await until(() => free.events.length === 10, 'the free subscription’s events');
+
+      // Each event read the order (its header and lines); the quota held a few of them.
+      expect(reading.events.length).toBeGreaterThan(0);
+      expect(reading.events.length).toBeLessThan(10);
+      for (const data of reading.events) expect(data.myOrderEvents.order).toEqual({ id: orderId, lines: expect.any(Array) });
+      expect(reading.errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/^Read quota exceeded/),
+          extensions: { code: 'RATE_LIMITED', quota: 'read', retryAfterSeconds: expect.any(Number) },
+        }),
+      ]);
+      // One bucket for both transports: the same principal's HTTP reads are refused now, before a request.
+      own.engine.wire.reset();
+      const http = await own.gql('{ me { name } }', {}, { authorization: `Bearer ${await tokens.customer(c.customer.id)}` });
+      expect(http.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+      expect(own.engine.wire.requests()).toEqual([]);
+      free.stop();
+    } finally {
+      await own.close();
+    }
+  });
+});
