@@ -3,11 +3,12 @@
  * operation, instead of interpreted by graphql-js for every request.
  *
  * Why: graphql-js re-derives per request and per field what a document already fixes (argument
- * maps, resolve info, completion by type), so most of its time and garbage on a screen of 100-odd
- * fields is bookkeeping (`npm run bench -- --only customer --cpu-prof`: `getArgumentValues` alone
- * allocated about 43 KB an operation). A compiled query is a function of (root, context, variables)
- * generated from the schema and the document; the same resolvers run, in the same order, with the
- * same `info.fieldNodes` (the AST nodes of the document, so the look-ahead's memo holds).
+ * maps, resolve info, completion by type): on the customer screen that bookkeeping was 0.085 ms of
+ * server CPU per operation (README, "Benchmark": where it went), plus the garbage of an arguments
+ * object and a resolve info for every field of every request. A
+ * compiled query is a function of (root, context, variables) generated from the schema and the
+ * document; the same resolvers run, in the same order, with the same `info.fieldNodes` (the AST
+ * nodes of the document, so the look-ahead's memo holds).
  *
  * Plugged in through Apollo Server's executor interface (`gateway`: `load` hands Apollo the
  * executor, `onSchemaLoadOrUpdate` the schema); Apollo still parses, validates, admits (limits,
@@ -23,9 +24,10 @@
  *   so graphql-jit's own coercion messages never reach a client;
  * - subscriptions never come here (HTTP refuses them; src/websocket.ts runs them with graphql-js).
  *
- * Cost: compiling a document costs about as much as parsing and validating it (0.3-0.7 ms for the
- * benchmark's documents, warm), once; compiled queries live as long as Apollo keeps the parsed
- * document (a WeakMap on it), and only signed-in, admitted operations reach execution.
+ * Cost: a document is compiled once, on its first execution (a fraction of a millisecond for the
+ * benchmark's documents), and its compiled queries live as long as Apollo keeps the parsed document
+ * (a WeakMap on it). Only admitted operations reach execution: an anonymous caller's only if they
+ * select no data, and graphql-armor bounds every document's size.
  */
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SourceLocation } from 'graphql';
