@@ -8,7 +8,7 @@
  *           SDK client pointed at the proxy, trusting the dev issuer in BENCH_ISSUER_DIR;
  * - multi:  the multi-table baseline server (multi-table/server.ts), SDK client at the proxy;
  *   with `hedge: true` in the config, each server hedges its reads (src/dynamo/hedge.ts: the single
- *   table by `HEDGE=on` through the bootstrap, the baseline with a `Hedger` of the same defaults);
+ *   table by `HEDGE=on` through the bootstrap, the baseline with the `Hedger` the same bootstrap makes);
  *   `hedge-reset` forgets what the hedger learnt, `hedge-stats` returns its counts;
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
  */
@@ -23,7 +23,7 @@ import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
 import { startMultiTableServer } from './multi-table/server';
 import { startRawServer, type RawQueryShape } from './raw';
-import { Hedger } from '../src/dynamo/hedge';
+import type { Hedger } from '../src/dynamo/hedge';
 
 const role = process.argv[2] as Role;
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
@@ -118,7 +118,7 @@ switch (role) {
   }
   case 'multi': {
     const runtime = await connect();
-    const hedger = config.hedge ? new Hedger() : undefined;
+    const hedger = runtime.table.hedger; // the bootstrap's, by HEDGE, as the product's
     const server = await startMultiTableServer({ doc: runtime.doc, hedger, statusShards: config.statusShards });
     serveParent(server.url, hedgerCalls(hedger), async () => {
       await server.close();

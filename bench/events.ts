@@ -24,6 +24,7 @@ import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import pino from 'pino';
 import { startEngine } from '../src/engine/embedded';
+import { percentile } from './measure';
 import { FAITHFUL } from '../src/engine/profiles';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
@@ -54,7 +55,6 @@ const STATS = Number(values.stats);
 const POLL_MS = Number(values['poll-ms']);
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * POLL_MS));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   const r = (n: number) => Math.round(n * 10) / 10;

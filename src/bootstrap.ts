@@ -9,13 +9,11 @@
  * otherwise Amazon DynamoDB in `AWS_REGION`. The engine's code is passed in (`embedded.start`,
  * src/engine/embedded.ts's `startEngine`) rather than imported, so Lambda's bundle never holds it.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { createDocumentClient } from './dynamo/client';
-import { ensureTable, type EnsureResult } from './dynamo/definition';
-import { isResourceNotFound } from './dynamo/errors';
+import { describeTable, ensureTable, type EnsureResult } from './dynamo/definition';
 import { Table } from './dynamo/table';
 import { Hedger } from './dynamo/hedge';
 import type { EmbeddedEngine, EngineOptions } from './engine/embedded';
@@ -115,7 +113,8 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   let ensured: EnsureResult | undefined;
   try {
     if (engine || options.createTable) ensured = await ensureTable(doc, config.tableName);
-    else if (options.requireTable && !(await tableExists(doc, config.tableName))) throw new MissingTableError(config.tableName, where);
+    else if (options.requireTable && (await describeTable(doc, config.tableName)) === undefined)
+      throw new MissingTableError(config.tableName, where);
   } catch (error) {
     await close();
     throw error;
@@ -123,16 +122,6 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   // One hedger per process (its latency windows and budget), shared by every operation's table.
   const hedger = config.hedging.enabled ? new Hedger(config.hedging.settings) : undefined;
   return { config, doc, table: new Table(config.tableName, doc, { hedger }), engine, endpoint, where, ensured, close };
-}
-
-async function tableExists(doc: DynamoDBDocumentClient, tableName: string): Promise<boolean> {
-  try {
-    await doc.send(new DescribeTableCommand({ TableName: tableName }));
-    return true;
-  } catch (error) {
-    if (isResourceNotFound(error)) return false;
-    throw error;
-  }
 }
 
 /** The logger of the configuration. */

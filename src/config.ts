@@ -144,12 +144,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
 }
 
 function readHedgingConfig(env: NodeJS.ProcessEnv, production: boolean): HedgingConfig {
-  const text = (env.HEDGE ?? '').toLowerCase();
-  let enabled: boolean;
-  if (text === '') enabled = production && !env.VITEST;
-  else if (['on', '1', 'true'].includes(text)) enabled = true;
-  else if (['off', '0', 'false'].includes(text)) enabled = false;
-  else throw new Error(`HEDGE must be on or off, got ${env.HEDGE}`);
+  const enabled = onOff('HEDGE', env.HEDGE) ?? (production && !env.VITEST);
   const settings: Partial<HedgeSettings> = {};
   const number = (name: string, value: string | undefined, check: (n: number) => boolean, what: string): number | undefined => {
     if (value === undefined || value === '') return undefined;
@@ -166,12 +161,18 @@ function readHedgingConfig(env: NodeJS.ProcessEnv, production: boolean): Hedging
   return { enabled, settings };
 }
 
-function relaySwitch(value: string | undefined): RelayConfig['inProcess'] {
+/** A switch variable: on/1/true, off/0/false, or undefined when unset; anything else is an error. */
+function onOff(name: string, value: string | undefined): boolean | undefined {
   const text = (value ?? '').toLowerCase();
-  if (text === '') return 'default';
-  if (['on', '1', 'true'].includes(text)) return 'on';
-  if (['off', '0', 'false'].includes(text)) return 'off';
-  throw new Error(`RELAY must be on or off, got ${value}`);
+  if (text === '') return undefined;
+  if (['on', '1', 'true'].includes(text)) return true;
+  if (['off', '0', 'false'].includes(text)) return false;
+  throw new Error(`${name} must be on or off, got ${value}`);
+}
+
+function relaySwitch(value: string | undefined): RelayConfig['inProcess'] {
+  const on = onOff('RELAY', value);
+  return on === undefined ? 'default' : on ? 'on' : 'off';
 }
 
 function readRelayConfig(env: NodeJS.ProcessEnv): RelayConfig {

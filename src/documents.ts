@@ -93,7 +93,11 @@ const SHA256_HEX = /^[0-9a-f]{64}$/i;
  * Resolves the document of a request, in place: the manifest's text for a known hash (and the
  * extension dropped). Returns the refusal when the request may not run.
  */
-function resolveDocument(request: GraphQLRequest, trusted: TrustedDocuments | undefined, enforce: boolean): GraphQLError | undefined {
+export function resolveDocument(
+  request: GraphQLRequest,
+  trusted: TrustedDocuments | undefined,
+  enforce: boolean,
+): GraphQLError | undefined {
   const persisted = request.extensions?.persistedQuery as unknown;
   if (persisted !== undefined && persisted !== null) {
     if (typeof persisted !== 'object' || (persisted as { version?: unknown }).version !== 1) {

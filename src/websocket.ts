@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequest } from '@apollo/server';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -55,7 +55,7 @@ import type { Quotas } from './quotas';
 import { formatDomainError, GENERIC_MESSAGE } from './plugins';
 import { isDomainError } from './model/errors';
 import type { OriginCheck } from './cors';
-import type { TrustedDocuments } from './documents';
+import { resolveDocument, type TrustedDocuments } from './documents';
 import type { EventHub } from './events/hub';
 import { LiveConnection, SUBSCRIPTION_DEFAULTS, type SubscriptionSettings } from './events/live';
 
@@ -121,6 +121,21 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
     if (origin !== undefined && !options.cors(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
+
+  /** Charges what `context` read since its last charge and gives it a fresh meter; the refusal when the quota cannot pay. */
+  const charge = (key: string, context: Context): { errors: GraphQLError[] } | undefined => {
+    const read = context.meter.summary().read;
+    fresh(context, options.table);
+    if (read === 0) return undefined;
+    const take = options.quotas.reads.check(key, read);
+    if (!take.ok) {
+      const refused = rateLimited('read', read, options.quotas.reads.perMinute, take, production);
+      const { http: _http, ...extensions } = refused.extensions;
+      return { errors: [new GraphQLError(refused.message, { extensions })] };
+    }
+    options.quotas.reads.take(key, read);
+    return undefined;
+  };
 
   useServer<Record<string, unknown> | undefined, Extra>(
     {
@@ -201,33 +216,28 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
           rootValue: ctx.extra.live,
         };
       },
-      // Before the first event and after each: fresh loaders and meter (see the file comment).
-      onOperation(ctx, _id, payload, args) {
+      // Before the first event and after each: fresh loaders and meter (see the file comment). What
+      // the start read (orderUpdated's order) and what each event's execution read are charged to the
+      // subscriber's read quota, as HTTP charges an operation's; after the fact (the reads are done,
+      // at most the admitted cost), so past the quota the subscription gets RATE_LIMITED and ends.
+      onOperation(ctx, _id, payload, args, result) {
         const context = args.contextValue as Context;
         logger.info(
           { requestId: context.requestId, operationName: payload.operationName ?? null, principal: ctx.extra.key },
           'subscription',
         );
-        fresh(context, options.table);
+        const refused = charge(ctx.extra.key as string, context);
+        if (!refused) return undefined;
+        if (Symbol.asyncIterator in result && 'return' in result) void result.return(undefined); // leave the hub
+        return refused;
       },
       onNext(ctx, id, _payload, args, result) {
         const context = args.contextValue as Context;
-        const read = context.meter.summary().read;
-        fresh(context, options.table);
-        // The items this event's execution read are charged to the subscriber's read quota, as HTTP
-        // charges an operation's; after the fact (the reads are done, at most the admitted cost), so
-        // a subscriber past its quota gets this event as RATE_LIMITED and the subscription ends.
-        if (read > 0) {
-          const key = ctx.extra.key as string;
-          const take = options.quotas.reads.check(key, read);
-          if (!take.ok) {
-            const running = ctx.subscriptions[id];
-            if (running && 'return' in running) void running.return(undefined); // graphql-ws then sends `complete`
-            const refused = rateLimited('read', read, options.quotas.reads.perMinute, take, production);
-            const { http: _http, ...extensions } = refused.extensions;
-            return { errors: [{ message: refused.message, extensions }] };
-          }
-          options.quotas.reads.take(key, read);
+        const refused = charge(ctx.extra.key as string, context);
+        if (refused) {
+          const running = ctx.subscriptions[id];
+          if (running && 'return' in running) void running.return(undefined); // graphql-ws then sends `complete`
+          return { errors: refused.errors.map((error) => error.toJSON()) };
         }
         if (!result.errors) return undefined;
         return { ...result, errors: result.errors.map((error) => formatError(error, context, logger, production)) };
@@ -303,21 +313,17 @@ function admit(
   return { document, variables: payload.variables ?? {} };
 }
 
-/** The query text to run: in production with a trusted-documents manifest, only the manifest's. */
+/** The query text to run, by HTTP's own rule (src/documents.ts): in production with a manifest, only a manifest hash. */
 function documentText(
   options: LiveServerOptions,
   payload: { query?: string; extensions?: Record<string, unknown> | null },
 ): string | GraphQLError {
-  const persisted = payload.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
-  const id = typeof payload.extensions?.documentId === 'string' ? payload.extensions.documentId : persisted?.sha256Hash;
-  const known = typeof id === 'string' ? options.trustedDocuments?.get(id.replace(/^sha256:/, '')) : undefined;
-  if (known !== undefined) return known;
-  if (options.production && options.trustedDocuments) {
-    const trusted = typeof payload.query === 'string' && [...options.trustedDocuments.values()].includes(payload.query);
-    if (!trusted) return refusal('This server runs only trusted documents: send a document of its manifest', 'PERSISTED_QUERY_NOT_IN_LIST');
-  }
-  if (typeof payload.query !== 'string' || payload.query === '') return refusal('Send the subscription as query text', 'BAD_REQUEST');
-  return payload.query;
+  // graphql-ws's `query` is required: a client sending a hash alone sends it empty.
+  const request: GraphQLRequest = { query: payload.query || undefined, extensions: payload.extensions ?? undefined };
+  const refused = resolveDocument(request, options.trustedDocuments, options.production && options.trustedDocuments !== undefined);
+  if (refused) return refusal(refused.message, String(refused.extensions.code)); // the same refusal, without HTTP's status
+  if (request.query === undefined) return refusal('Send the subscription as query text', 'BAD_REQUEST');
+  return request.query;
 }
 
 /** The caller's `Authorization` value from connection_init's payload (either spelling). */
@@ -340,7 +346,7 @@ function expiryOf(authorization: string | undefined): number | undefined {
 
 /** Gives an operation's context a new meter and loaders (nothing cached from the last event). */
 function fresh(context: Context, table: Table): void {
-  const meter = new Meter();
+  const meter = Meter.counters(); // totals only: the quota reads `summary().read`, nothing explains an event
   context.meter = meter;
   context.table = table.withMeter(meter);
   context.loaders = createLoaders(context.table);

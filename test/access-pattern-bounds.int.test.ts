@@ -37,6 +37,7 @@ import {
   ordersBySku,
   ordersByStatus,
   partitionWindow,
+  orderOwner,
   PARTITION_WINDOW_ROWS,
   placeOrder,
   planCollection,
@@ -258,6 +259,7 @@ describe('every access pattern reads at most its declared bound', () => {
     await measure('partitionWindow', 'a range over every order', [], (table) =>
       partitionWindow(table, { pk: partition, from: 'ORDER#', to: 'ORDER#~' }),
     );
+    await measure('orderOwner', "an order's header", [], (table) => orderOwner(table, `ORDER#${big.orders[0]!.id}`));
     for (const shard of [0, 1, 2, 3]) {
       await measure('indexPartitionWindow', `PAID shard ${shard}`, [], (table) =>
         indexPartitionWindow(table, { pk: `STATUS#PAID#${shard}`, from: '0', to: '9' }),

@@ -105,7 +105,7 @@ describe('compiled execution answers as graphql-js does', () => {
     expect(observed(await compiled(document, variables))).toEqual(observed(reference));
   });
 
-  it('reuses a document’s compiled query and keeps operations of one document apart', async () => {
+  it('keeps the operations of one document apart, a second time too (compiled queries are kept per operation)', async () => {
     const document = parse('query A { customer(id: "c1") { name } } query B { node(id: "o2") { id } }');
     const [a, b, again] = [await compiled(document, {}, 'A'), await compiled(document, {}, 'B'), await compiled(document, {}, 'A')];
     expect(a).toEqual({ data: { customer: { name: 'Ana' } } });

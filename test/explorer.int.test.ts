@@ -19,7 +19,8 @@ const who: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   [stack, production] = await Promise.all([startStack(), startStack({ production: true })]);
-  a = buildCustomer({ orders: 3 });
+  // Order 0 holds 60 lines: its lines sort before its header, past a whole-partition window.
+  a = buildCustomer({ orders: 3, lines: (i) => (i === 0 ? 60 : 2) });
   b = buildCustomer({ orders: 2 });
   big = buildCustomer({ orders: 80, lines: () => 1 });
   await stack.load([...customerItems(a), ...customerItems(b), ...customerItems(big, { detail: false })], { streams: 4 });
@@ -126,14 +127,20 @@ describe('GET /dev/partition (development only)', () => {
       'PRODUCT#BOOK-001',
       'PRODUCT#MUG-002',
     ]);
-    const order = `ORDER#${a.orders[0]!.id}`;
+    const order = `ORDER#${a.orders[1]!.id}`;
     expect((await partition(stack, who.a, { pk: order })).body.rows.map((row: any) => row.entity)).toContain('Order header');
+    // An order whose window does not reach its header (60 lines first) is still its customer's.
+    const long = await partition(stack, who.a, { pk: `ORDER#${a.orders[0]!.id}` });
+    expect(long.body.rows.length).toBeGreaterThan(0);
+    expect(long.body.rows.map((row: any) => row.entity)).not.toContain('Order header');
 
     expect(await partition(stack, who.a, { pk: other() })).toEqual(empty(other()));
     const nobody = missing();
     expect(await partition(stack, who.a, { pk: nobody })).toEqual(empty(nobody));
     const foreignOrder = `ORDER#${b.orders[0]!.id}`;
+    stack.engine.wire.reset();
     expect(await partition(stack, who.a, { pk: foreignOrder })).toEqual(empty(foreignOrder));
+    expect(stack.engine.wire.requests().map((request) => request.operation)).toEqual(['GetItem']); // its header's owner, nothing else
     const email = customerKeys.gsi1pk(a.customer.email);
     expect(await partition(stack, who.a, { pk: email, index: 'GSI1' })).toEqual(empty(email, 'GSI1'));
   });

@@ -3,6 +3,7 @@
  * own client on `ws`. Events are published into the server's hub as the relay publishes them (a
  * test with a real mutation through the relay is the relay's suite).
  */
+import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { startStack, type Stack } from './support/stack';
 import { issuerDir, tokens } from './support/auth';
 import { devClaims } from '../src/auth/dev-issuer';
 import { readConfig } from '../src/config';
+import { trustedDocuments } from '../src/documents';
 import { World, type CustomerFixture } from './support/fixtures';
 import { newId, type OutboxEvent } from '../src/model';
 import { createApollo } from '../src/server';
@@ -348,12 +350,44 @@ describe('quotas', () => {
           extensions: { code: 'RATE_LIMITED', quota: 'read', retryAfterSeconds: expect.any(Number) },
         }),
       ]);
+      // Starting a subscription reads too (orderUpdated reads the order to check it is the caller's): charged the same way.
+      const started = subscribe(connection.client, 'subscription($id: ID!) { orderUpdated(id: $id) { eventId } }', { id: orderId });
+      await started.done;
+      expect(started.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })]);
+      await listening(1, own); // the free subscription alone: the refused one left the hub
       // One bucket for both transports: the same principal's HTTP reads are refused now, before a request.
       own.engine.wire.reset();
       const http = await own.gql('{ me { name } }', {}, { authorization: `Bearer ${await tokens.customer(c.customer.id)}` });
       expect(http.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
       expect(own.engine.wire.requests()).toEqual([]);
       free.stop();
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('trusted documents', () => {
+  it('runs, in production with a manifest, only a manifest hash over WebSocket too, as HTTP does', async () => {
+    const SUB = 'subscription { myOrderEvents { eventId } }';
+    const hash = createHash('sha256').update(SUB).digest('hex');
+    const own = await startStack({ production: true, trustedDocuments: trustedDocuments({ [hash]: SUB }) });
+    try {
+      const connection = connect(await tokens.customer(a.customer.id), own);
+      const text = subscribe(connection.client, SUB); // the manifest's own text, sent as text
+      await text.done;
+      expect(text.errors).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED' } })]);
+
+      const byHash: Subscription = { events: [], errors: [], done: Promise.resolve(), stop: () => {} };
+      byHash.stop = connection.client.subscribe(
+        { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } },
+        { next: (result) => byHash.events.push(result.data), error: (error) => byHash.errors.push(error), complete: () => {} },
+      );
+      await listening(1, own);
+      own.hub.publish(placed(a.customer.id, a.orders[0]!.id));
+      await until(() => byHash.events.length === 1, 'the event');
+      expect(byHash.errors).toEqual([]);
+      byHash.stop();
     } finally {
       await own.close();
     }

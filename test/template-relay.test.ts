@@ -5,37 +5,11 @@
  * of its own that may do exactly that. Pure: the template is parsed, nothing is deployed.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isMap, isSeq, parse, type Tags } from 'yaml';
+import { root, template } from './support/template';
 import { readConfig } from '../src/config';
 import { STATS_ATTRIBUTES } from '../src/model/customer-stats';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const INTRINSICS = ['Ref', 'GetAtt', 'Sub', 'Join', 'If', 'Equals', 'Not', 'Select', 'Split'];
-const longName = (name: string) => (name === 'Ref' ? name : `Fn::${name}`);
-const tags: Tags = INTRINSICS.flatMap((name) => [
-  {
-    tag: `!${name}`,
-    resolve: (value: string) => ({
-      [longName(name)]: name === 'GetAtt' ? [value.slice(0, value.indexOf('.')), value.slice(value.indexOf('.') + 1)] : value,
-    }),
-  },
-  {
-    tag: `!${name}`,
-    collection: 'seq' as const,
-    resolve: (value: unknown) => ({ [longName(name)]: isSeq(value) ? value.toJSON() : value }),
-  },
-  {
-    tag: `!${name}`,
-    collection: 'map' as const,
-    resolve: (value: unknown) => ({ [longName(name)]: isMap(value) ? value.toJSON() : value }),
-  },
-]);
-const template = parse(readFileSync(`${root}/template.yaml`, 'utf8'), { customTags: tags }) as {
-  Resources: Record<string, { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> }>;
-  Outputs: Record<string, any>;
-};
 const resources = Object.entries(template.Resources);
 const idOf = (type: string) => resources.filter(([, resource]) => resource.Type === type).map(([id]) => id);
 const [tableId] = idOf('AWS::DynamoDB::Table');

@@ -6,69 +6,11 @@
  * what src/cors.ts does, and the API is throttled. Pure: the template is parsed, nothing is deployed.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isMap, isSeq, parse, type Tags } from 'yaml';
 import { tableDefinition, TTL_ATTRIBUTE } from '../src/dynamo/definition';
 import { readConfig } from '../src/config';
+import { root, template, type Resource } from './support/template';
 import { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../src/cors';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** CloudFormation's short-form intrinsics (`!Ref X`, `!GetAtt A.B`, `!Sub '…'`), in their long form. */
-const INTRINSICS = [
-  'Ref',
-  'Condition',
-  'GetAtt',
-  'Sub',
-  'Join',
-  'If',
-  'Equals',
-  'Not',
-  'And',
-  'Or',
-  'Select',
-  'Split',
-  'FindInMap',
-  'GetAZs',
-  'ImportValue',
-  'Base64',
-  'Cidr',
-];
-const longName = (name: string) => (name === 'Ref' || name === 'Condition' ? name : `Fn::${name}`);
-const cloudFormationTags: Tags = INTRINSICS.flatMap((name) => [
-  {
-    tag: `!${name}`,
-    resolve: (value: string) => ({
-      [longName(name)]: name === 'GetAtt' ? [value.slice(0, value.indexOf('.')), value.slice(value.indexOf('.') + 1)] : value,
-    }),
-  },
-  {
-    tag: `!${name}`,
-    collection: 'seq' as const,
-    resolve: (value: unknown) => ({ [longName(name)]: isSeq(value) ? value.toJSON() : value }),
-  },
-  {
-    tag: `!${name}`,
-    collection: 'map' as const,
-    resolve: (value: unknown) => ({ [longName(name)]: isMap(value) ? value.toJSON() : value }),
-  },
-]);
-
-interface Resource {
-  Type: string;
-  Properties: Record<string, any>;
-  Metadata?: Record<string, any>;
-  Condition?: string;
-}
-interface Template {
-  Parameters: Record<string, { Type: string; Default?: unknown; MinValue?: number; AllowedValues?: string[] }>;
-  Conditions: Record<string, unknown>;
-  Rules: Record<string, any>;
-  Resources: Record<string, Resource>;
-  Outputs: Record<string, any>;
-}
-const template = parse(readFileSync(`${root}/template.yaml`, 'utf8'), { customTags: cloudFormationTags }) as Template;
 
 function resourcesOf(type: string): [string, Resource][] {
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);

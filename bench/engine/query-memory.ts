@@ -4,31 +4,19 @@
  * a V8 heap cap the process must keep serving (a leak would end it out of memory); without one, V8
  * grows its heap lazily and RSS rises long before any collection is due.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { clientFor, createTestTable } from '../../test/engine/support';
+import { clientFor, createTestTable, startCli } from '../../test/engine/support';
 
 export async function queryMemory(queries: number, maxOldSpaceMb: number | undefined): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'));
   const flags = maxOldSpaceMb ? [`--max-old-space-size=${maxOldSpaceMb}`] : [];
-  const child = spawn(
-    process.execPath,
-    [...flags, '--import', 'tsx', 'src/cli/engine.ts', '--port', '0', '--path', dir, '--ttl-sweep-seconds', '0'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const cli = await startCli(['--port', '0', '--path', dir, '--ttl-sweep-seconds', '0'], flags);
+  const { process: child, endpoint } = cli;
   const lines: string[] = [];
   try {
-    const endpoint = await new Promise<string>((resolve) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-    });
     const rssMb = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024);
     const client = clientFor(endpoint);
     await createTestTable(client, 'rss');
@@ -57,7 +45,7 @@ export async function queryMemory(queries: number, maxOldSpaceMb: number | undef
     return lines;
   } finally {
     child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await cli.exited;
     rmSync(dir, { recursive: true, force: true });
   }
 }

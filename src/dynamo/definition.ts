@@ -87,7 +87,7 @@ export interface EnsureResult {
 export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, tableName: string): Promise<EnsureResult> {
   const client = doc as DynamoDBClient;
   const result: EnsureResult = { created: false, indexAdded: false, ttlEnabled: false, streamEnabled: false };
-  let description = await describe(client, tableName);
+  let description = await describeTable(client, tableName);
   if (!description) {
     try {
       await client.send(new CreateTableCommand(tableDefinition(tableName)));
@@ -134,7 +134,9 @@ export async function ensureTable(doc: DynamoDBDocumentClient | DynamoDBClient, 
   return result;
 }
 
-async function describe(client: DynamoDBClient, tableName: string) {
+/** The table's description, or undefined when there is no such table. */
+export async function describeTable(doc: DynamoDBClient | DynamoDBDocumentClient, tableName: string) {
+  const client = doc as DynamoDBClient;
   try {
     return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
@@ -145,7 +147,7 @@ async function describe(client: DynamoDBClient, tableName: string) {
 
 async function waitActive(client: DynamoDBClient, tableName: string) {
   for (let attempt = 0; attempt < 600; attempt++) {
-    const table = await describe(client, tableName);
+    const table = await describeTable(client, tableName);
     const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && indexesActive) return table;
     await new Promise((resolve) => setTimeout(resolve, attempt < 20 ? 50 : 1000));

@@ -282,8 +282,11 @@ export class Engine {
         if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
         if (this.staleReads && READ_VIEWS.has(operation)) {
           const views = readViews(operation, data);
+          // Only a Query or Scan streams a table's values (createValueStream needs its definition).
           const tables = new Map(
-            await Promise.all([...views.keys()].map(async (name) => [name, await getTable(this.store, name)] as const)),
+            operation === 'Query' || operation === 'Scan'
+              ? await Promise.all([...views.keys()].map(async (name) => [name, await getTable(this.store, name)] as const))
+              : [],
           );
           return runAction(action, this.staleReads.readerStore(views, tables), data);
         }

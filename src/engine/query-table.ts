@@ -5,7 +5,9 @@
  * `itemSize` (UTF-16 code units): a non-ASCII page was under-counted against the 1 MB page limit
  * and its ConsumedCapacity under-reported. This is the same loop with item-size.ts's `utf8ItemSize`,
  * installed in place of dynalite's export (dynalite-internals.ts), since its query and scan actions
- * call it through the module's exports. Everything else is dynalite's behaviour, kept on purpose:
+ * call it through the module's exports. The 1 MB page counts the same UTF-8 sizes (dynalite used its
+ * own compressed-plus-overhead estimate), and an index entry whose item is gone is skipped (dynalite
+ * threw). Everything else is dynalite's behaviour, kept on purpose:
  * - a page stops before the item that would follow `Limit` items or 1 MB read, and then carries a
  *   LastEvaluatedKey (also when the Limit-th item happened to be the last, as on DynamoDB);
  * - filters apply after the page is cut (ScannedCount counts items read, Count items returned);
@@ -88,18 +90,20 @@ async function queryTable(
     for await (const value of source as AsyncIterable<Item>) {
       if (read.length >= limit || pageBytes >= MAX_PAGE_BYTES) break;
       let item = value;
+      let size = utf8ItemSize(value);
       if (fetchFromItemDb) {
-        indexBytes += utf8ItemSize(value);
+        indexBytes += size;
         const full = await getItem(itemDb, db.createKey(value, table));
         if (!full) continue; // deleted between the index entry and the item: not read
         item = full;
-        tableBytes += utf8ItemSize(item);
+        size = utf8ItemSize(item);
+        tableBytes += size;
       } else if (data.IndexName) {
-        indexBytes += utf8ItemSize(item);
+        indexBytes += size;
       } else {
-        tableBytes += utf8ItemSize(item);
+        tableBytes += size;
       }
-      pageBytes += utf8ItemSize(item);
+      pageBytes += size;
       read.push(item);
     }
   } finally {

@@ -11,7 +11,7 @@
  *   Scan, which may see some of a transaction's items and not others while it commits. Here each
  *   item of a transaction turns visible to those reads, even with ConsistentRead, at a random
  *   instant 0..commitSpanMs after the commit, and the transaction answers once all are visible
- *   (the engine waits for `commitVisibleAt()` before answering, outside its lock).
+ *   (the engine waits for `takeCommitVisibleAt()` before answering, outside its lock).
  *
  * How: every commit (index-lag.ts's `commitBatch`) first tells this module which items it writes;
  * each item's version before the write is kept while a window lasts. A read gets a `readerStore`

@@ -24,7 +24,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { db, type BatchOperation, type Item, type Store } from './dynalite-internals';
-import { observeCommits, type Commit } from './index-lag';
+import { observeCommits } from './index-lag';
 
 export type StreamViewType = 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'KEYS_ONLY';
 export const STREAM_VIEW_TYPES: StreamViewType[] = ['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY'];
@@ -85,8 +85,6 @@ export interface StoredRecord {
 export interface StreamLogOptions {
   /** The log's clock (ms): record times, retention, iterator expiry. Tests move it by hours. */
   now: () => number;
-  /** How long records are kept; DynamoDB's 24 hours by default. */
-  retentionMs?: number;
 }
 
 const PREFIX = 'engine-streams~';
@@ -97,14 +95,15 @@ const SEQUENCE_KEY = `${PREFIX}sequence`;
 /** Sequence numbers are 21 digits (DynamoDB's are 21 to 40 decimal digits), so key order is numeric order. */
 const FIRST_SEQUENCE = 10n ** 20n;
 const SWEEP_EVERY_MS = 60 * 1000;
-export const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long records are kept: DynamoDB's 24 hours. */
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The slice of abstract-level's iterator API the log uses. */
 interface Iterable {
   iterator(options: { gt?: string; gte?: string; lt: string; limit?: number }): AsyncIterable<[string, unknown]>;
 }
 
-export function recordKeyPrefix(arn: string): string {
+function recordKeyPrefix(arn: string): string {
   return `${RECORD_PREFIX}${arn}~`;
 }
 
@@ -127,7 +126,7 @@ export class StreamLog {
     options: StreamLogOptions,
   ) {
     this.now = options.now;
-    this.retentionMs = options.retentionMs ?? DAY_MS;
+    this.retentionMs = DAY_MS;
     const tableDb = store.tableDb as unknown as { awsRegion?: string; awsAccountId?: string };
     this.region = tableDb.awsRegion ?? 'us-east-1';
     this.account = tableDb.awsAccountId ?? '000000000000';
@@ -137,7 +136,7 @@ export class StreamLog {
 
   static attach(store: Store, options: StreamLogOptions): StreamLog {
     const log = new StreamLog(store, options);
-    observeCommits(store, (operations, commit) => log.recordsOf(operations, commit));
+    observeCommits(store, (operations) => log.recordsOf(operations));
     return log;
   }
 
@@ -282,7 +281,7 @@ export class StreamLog {
   }
 
   /** The records a commit makes, as LevelDB puts for the commit's own batch (commitBatch's observer). */
-  private async recordsOf(operations: BatchOperation[], _commit: Commit): Promise<BatchOperation[]> {
+  private async recordsOf(operations: BatchOperation[]): Promise<BatchOperation[]> {
     await this.ready;
     if (!this.tables.size) return [];
     const changes: { stream: StreamMeta; before: Item | undefined; after: Item | undefined }[] = [];

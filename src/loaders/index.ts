@@ -16,33 +16,10 @@ export type Loaders = CollectionLoaders & ListLoaders;
 export function createLoaders(table: Table, options: CollectionsOptions = {}): Loaders {
   const collections = createCollectionLoaders(table, options);
   const lists = createListLoaders(table, collections);
-  // Every loader but `customers` is made on first use (a customer screen needs none of them): getters, not copies.
-  return {
-    collections: collections.collections,
-    customers: collections.customers,
-    get orders() {
-      return collections.orders;
-    },
-    get ordersStrongly() {
-      return collections.ordersStrongly;
-    },
-    get customerByEmail() {
-      return lists.customerByEmail;
-    },
-    get ordersByStatus() {
-      return lists.ordersByStatus;
-    },
-    get ordersBySku() {
-      return lists.ordersBySku;
-    },
-    get product() {
-      return lists.product;
-    },
-    get catalogProducts() {
-      return lists.catalogProducts;
-    },
-    get products() {
-      return lists.products;
-    },
-  };
+  // Every loader but `customers` is made on first use (a customer screen needs none of them): the
+  // two objects' getters are carried over as getters, not read.
+  return Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(collections), ...Object.getOwnPropertyDescriptors(lists) },
+  ) as Loaders;
 }

@@ -20,7 +20,7 @@ import {
   countedStats,
   customerEntity,
   EVENT_SEQ,
-  orderSummaryEntity,
+  orderKeys,
   pkOf,
   sequenceOf,
   STATS_BASELINE,
@@ -32,13 +32,11 @@ import { defineMigration } from './migration';
 /** Profiles whose summaries are read at once (the others of the page wait their turn). */
 const QUERY_CONCURRENCY = 8;
 
-const ORDER_PREFIX = orderSummaryEntity.templates.SK.prefix;
-
 /** Every summary of the customer at `pk` (`totalCents`, `placedAt`), strongly consistent, paged past 1 MB. */
 async function countOrders(table: Table, pk: string): Promise<CustomerStats> {
   const { items } = await table.queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :orders)',
-    ExpressionAttributeValues: { ':pk': pk, ':orders': ORDER_PREFIX },
+    ExpressionAttributeValues: { ':pk': pk, ':orders': orderKeys.summaryPrefix() },
     ProjectionExpression: 'totalCents, placedAt',
     ConsistentRead: true,
   });

@@ -16,7 +16,7 @@ import { catalogPrices, product, products } from './product';
 import { orderInputs } from './place-order';
 import { migrationState } from './migration';
 import { collectionPatterns } from './collection';
-import { indexPartitionWindow, partitionWindow } from './partition-view';
+import { indexPartitionWindow, orderOwner, partitionWindow } from './partition-view';
 
 export function accessPatterns(): readonly AccessPattern[] {
   return [
@@ -36,5 +36,6 @@ export function accessPatterns(): readonly AccessPattern[] {
     ...collectionPatterns,
     partitionWindow.pattern,
     indexPartitionWindow.pattern,
+    orderOwner.pattern,
   ];
 }

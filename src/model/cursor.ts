@@ -10,8 +10,26 @@ const VERSION = 1;
 
 export type CursorKey = Record<string, string>;
 
+/** An opaque token: JSON in base64url. Cursors and node ids (node-id.ts) are such tokens. */
+export function packToken(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/** What `packToken` packed, or undefined for text that is not such a token (empty, over 1024 characters, not base64url JSON). */
+export function unpackToken(text: string): unknown {
+  if (text.length === 0 || text.length > TOKEN_MAX || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The longest token accepted: far above any real key. */
+const TOKEN_MAX = 1024;
+
 export function encodeCursor(scope: string, key: CursorKey): string {
-  return Buffer.from(JSON.stringify([VERSION, scope, key]), 'utf8').toString('base64url');
+  return packToken([VERSION, scope, key]);
 }
 
 /**
@@ -20,13 +38,7 @@ export function encodeCursor(scope: string, key: CursorKey): string {
  */
 export function decodeCursor(cursor: string, scope: string, isValidKey: (key: CursorKey) => boolean, field = 'after'): CursorKey {
   const invalid = () => badInput(`${field} is not a cursor of this list`, field);
-  if (cursor.length === 0 || cursor.length > 1024 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
+  const parsed = unpackToken(cursor);
   if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== VERSION || parsed[1] !== scope) throw invalid();
   const key = parsed[2] as unknown;
   if (typeof key !== 'object' || key === null || Array.isArray(key)) throw invalid();

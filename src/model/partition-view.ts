@@ -12,6 +12,7 @@ import type { Item, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
 import { pattern } from './declare';
+import { orderKeys } from './order';
 
 /** Rows of the range itself, at most. */
 export const PARTITION_WINDOW_RANGE = 40;
@@ -66,6 +67,30 @@ export const indexPartitionWindow = pattern(
   async function indexPartitionWindow(table: Table, args: PartitionWindowArgs): Promise<PartitionWindow> {
     // GSI reads are eventually consistent only (DynamoDB refuses ConsistentRead on a GSI).
     return windowOf(table, { index: GSI1, pk: 'GSI1PK', sk: 'GSI1SK', consistent: false }, args);
+  },
+);
+
+/**
+ * Whose order partition `pk` is: its header's `customerId` (one consistent GetItem, that attribute
+ * only), or undefined when `pk` names no order or the order has no header. Decided before the window
+ * is read, so another customer's order costs what a missing one costs and shows nothing.
+ */
+export const orderOwner = pattern(
+  {
+    entity: 'Order header (development explorer)',
+    graphql: [],
+    index: 'table',
+    operation: 'GetItem',
+    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER: customerId only, ConsistentRead',
+    order: '—',
+    bound: () => 1,
+    boundDoc: '1 GetItem',
+  },
+  async function orderOwner(table: Table, pk: string): Promise<string | undefined> {
+    const orderId = orderKeys.idOf(pk);
+    if (orderId === undefined) return undefined;
+    const header = await table.get({ Key: orderKeys.header(orderId), ProjectionExpression: 'customerId', ConsistentRead: true });
+    return typeof header?.customerId === 'string' ? header.customerId : undefined;
   },
 );
 

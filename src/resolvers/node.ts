@@ -45,7 +45,7 @@ function loadNodes(refs: readonly NodeRef[], ctx: Context, info: GraphQLResolveI
         case 'Customer|Order': {
           const [customer, order] = await Promise.all([
             mayBeSeen(ref.id) ? customerById(ref.id, ctx, info) : null,
-            own === undefined || ref.id !== own ? ctx.loaders.orders.load(ref.id) : null,
+            own === undefined || ref.id !== own ? ctx.loaders.ordersStrongly.load(ref.id) : null,
           ]);
           return customer ?? order;
         }

@@ -23,8 +23,8 @@ export function pageInfo(page: { hasNextPage: boolean; hasPreviousPage: boolean;
 }
 
 export const orderQueries: QueryResolvers = {
-  // Eventual: an order's detail is written whole once (placeOrder answers it without a read) and
-  // only its status moves (updateOrderStatus answers the new one); see the README table.
+  // Strongly consistent: an eventual read may answer null right after placeOrder (README, "What each
+  // GraphQL field reads"); `node` of an order id reads it the same way.
   order: (_root, { id }, ctx) => ctx.loaders.ordersStrongly.load(checkOrderId(id)),
 
   ordersByStatus: (_root, { status, first, after }, ctx) => ctx.loaders.ordersByStatus.load({ status, first, after }),

@@ -346,8 +346,9 @@ export type QueryProductsArgs = {
 /**
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
- * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order, each
- * once (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
+ * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
  */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -363,8 +364,9 @@ export type Subscription = {
 /**
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
- * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order, each
- * once (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
+ * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
  */
 export type SubscriptionOrderUpdatedArgs = {
   id: Scalars['ID']['input'];
@@ -374,8 +376,9 @@ export type SubscriptionOrderUpdatedArgs = {
 /**
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
- * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order, each
- * once (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
+ * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
  */
 export type SubscriptionOrdersByStatusEventsArgs = {
   status: OrderStatus;

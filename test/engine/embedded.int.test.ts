@@ -2,7 +2,6 @@
  * What only the embedded engine offers: the wire log, faults, the on-disk store, the CLI. These
  * tests always run the embedded engine (they skip when DYNAMODB_TEST_ENDPOINT points elsewhere).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +19,19 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorResponse, startEngine, type EmbeddedEngine, type WireRequest } from '../../src/engine/embedded';
-import { N, S, clientFor, createTestTable, external, key, rejectionOf, setUpTarget, uniqueTableName, type TestTarget } from './support';
+import {
+  N,
+  S,
+  clientFor,
+  createTestTable,
+  external,
+  key,
+  rejectionOf,
+  setUpTarget,
+  startCli,
+  uniqueTableName,
+  type TestTarget,
+} from './support';
 
 describe.skipIf(external)('embedded engine', () => {
   let target: TestTarget;
@@ -336,32 +347,3 @@ describe.skipIf(external)('engine CLI', () => {
     }
   });
 });
-
-interface RunningCli {
-  process: ChildProcess;
-  endpoint: string;
-  /** Resolves with the exit code. */
-  exited: Promise<number | null>;
-  output(): string;
-}
-
-/** Starts `src/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
-async function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/engine.ts', ...args], {
-    cwd: join(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => reject(new Error(`engine CLI exited (${code}) before listening:\n${output}`)));
-  });
-  return { process: child, endpoint, exited, output: () => output };
-}

@@ -21,7 +21,6 @@ import {
   type _Record,
   type DynamoDBStreamsClient,
 } from '@aws-sdk/client-dynamodb-streams';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +29,7 @@ import type { Store } from '../../src/engine/dynalite-internals';
 import { startEngine } from '../../src/engine/embedded';
 import { Engine } from '../../src/engine/engine';
 import { HOUR, setUpStreams, streamsClientFor, summary, type StreamsHarness } from './streams-support';
-import { N, S, clientFor, external, key, rejectionOf, testTableDefinition, uniqueTableName, waitUntilActive } from './support';
+import { N, S, clientFor, external, key, rejectionOf, startCli, testTableDefinition, uniqueTableName, waitUntilActive } from './support';
 
 let harness: StreamsHarness;
 let client: DynamoDBClient;
@@ -196,21 +195,10 @@ describe.skipIf(external)('embedded engine: the sweeper, the clock and the disk'
 
   it('a killed engine keeps exactly the records of the writes it committed (SIGKILL mid-writes, then a restart)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'engine-streams-kill-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/engine.ts', '--port', '0', '--path', dir], {
-      cwd: join(import.meta.dirname, '..', '..'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const cli = await startCli(['--port', '0', '--path', dir]);
+    const { process: child, endpoint } = cli;
     try {
-      const endpoint = await new Promise<string>((resolve, reject) => {
-        let output = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const found = /listening on (http:\/\/\S+)/.exec(output);
-          if (found) resolve(found[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`engine exited (${code}) before listening: ${output}`)));
-      });
-      const killed = new Promise((resolve) => child.once('exit', resolve));
+      const killed = cli.exited;
       const writer = clientFor(endpoint, { maxAttempts: 1 });
       const name = uniqueTableName('streams-kill');
       await writer.send(

@@ -103,6 +103,7 @@ describe('the table side: StreamSpecification, LatestStreamArn, LatestStreamLabe
     expect(badType.message).toContain("at 'streamSpecification.streamViewType' failed to satisfy constraint");
 
     await update({ StreamEnabled: false });
+    await waitUntilActive(client, name); // Amazon updates the table first (UPDATING); the engine never shows it
     const twice = await rejectionOf(update({ StreamEnabled: false }));
     expect([twice.name, twice.message]).toEqual(['ValidationException', `Table has no stream to disable: TableName: ${name}`]);
   });
@@ -242,16 +243,20 @@ describe('stream lifecycle', () => {
     expect(Table?.StreamSpecification).toBeUndefined();
     expect(Table?.LatestStreamArn).toBe(arn);
     const closed = (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!;
-    expect(closed.StreamStatus).toBe('DISABLED');
+    expect(['DISABLING', 'DISABLED']).toContain(closed.StreamStatus); // Amazon passes through DISABLING
     const range = closed.Shards![0]!.SequenceNumberRange!;
     expect(BigInt(range.EndingSequenceNumber!)).toBeGreaterThan(BigInt(range.StartingSequenceNumber!));
     const read = await streams.send(new GetRecordsCommand({ ShardIterator: open }));
     expect(summary(read.Records ?? [])).toEqual(['INSERT 1']);
-    if (read.NextShardIterator) {
-      const end = await streams.send(new GetRecordsCommand({ ShardIterator: read.NextShardIterator }));
-      expect(end.Records).toEqual([]);
-      expect(end.NextShardIterator).toBeUndefined(); // a closed shard read to its end
+    // A closed shard read to its end: no record after that one, then no iterator (the engine ends at
+    // once; Amazon may first answer empty pages).
+    let next = read.NextShardIterator;
+    for (let page = 0; next !== undefined && page < 10; page++) {
+      const more = await streams.send(new GetRecordsCommand({ ShardIterator: next }));
+      expect(more.Records).toEqual([]);
+      next = more.NextShardIterator;
     }
+    expect(next).toBeUndefined();
 
     const enabled = await client.send(
       new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } }),
@@ -267,7 +272,7 @@ describe('stream lifecycle', () => {
 
     await client.send(new DeleteTableCommand({ TableName: name }));
     const ended = (await streams.send(new DescribeStreamCommand({ StreamArn: second }))).StreamDescription!;
-    expect(ended.StreamStatus).toBe('DISABLED');
+    expect(['DISABLING', 'DISABLED']).toContain(ended.StreamStatus);
     expect(ended.Shards![0]!.SequenceNumberRange?.EndingSequenceNumber).toMatch(/^\d+$/);
   });
 

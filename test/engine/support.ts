@@ -9,7 +9,9 @@
  * promises (its wire log, faults, on-disk store, stronger read isolation) skip on an external
  * endpoint (`target.external`).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -151,4 +153,33 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & Re
     return err as Error & Record<string, any>;
   }
   throw new Error('expected the request to fail, but it succeeded');
+}
+
+export interface RunningCli {
+  process: ChildProcess;
+  endpoint: string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/** Starts `src/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
+export async function startCli(args: string[], nodeFlags: readonly string[] = []): Promise<RunningCli> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/cli/engine.ts', ...args], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => reject(new Error(`engine CLI exited (${code}) before listening:\n${output}`)));
+  });
+  return { process: child, endpoint, exited, output: () => output };
 }

@@ -6,16 +6,16 @@
  * endpoint, both same-origin, never the engine.
  */
 
-/** The keys of an item a request returned or wrote, as the plan lists them. */
-export interface PlanKey {
-  PK: string;
-  SK: string;
-  GSI1PK?: string;
-  GSI1SK?: string;
-  type?: string;
-  action?: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
-  entity: string | null;
-}
+// The server's own shapes, as JSON carries them (type-only: nothing of the server is bundled).
+import type { TouchedKey } from '../../dynamo/meter';
+import type { PartitionAnswer, PartitionRow } from '../partition';
+
+export type { PartitionRow };
+/** A partition window as `GET /dev/partition` answers it. */
+export type PartitionWindow = PartitionAnswer;
+
+/** The keys of an item a request returned or wrote, as the plan lists them, with its entity's name. */
+export type PlanKey = TouchedKey & { entity: string | null };
 
 export interface PlanRequest {
   operation: string;
@@ -45,24 +45,6 @@ export interface Explained {
   plan: Plan | undefined;
   /** The Authorization header the operation was sent with: the partition windows are read with it. */
   authorization: string | null;
-}
-
-export interface PartitionRow {
-  PK: string;
-  SK: string;
-  GSI1PK?: string;
-  GSI1SK?: string;
-  type: string | null;
-  entity: string | null;
-  attributes: Record<string, string>;
-}
-
-export interface PartitionWindow {
-  pk: string;
-  index: 'table' | 'GSI1';
-  rows: PartitionRow[];
-  moreBefore: boolean;
-  moreAfter: boolean;
 }
 
 export const READS = new Set(['Query', 'GetItem']);
