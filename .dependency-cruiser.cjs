@@ -14,7 +14,7 @@
  * src/tools and src/migrations (operational libraries over model and dynamo, never the GraphQL side).
  * Type-only imports count: a type cycle is still a cycle.
  */
-const APP = '^src/(server|execution|websocket|context|plugins|limits|cost|quotas|documents|cors|logger)[.]ts$';
+const APP = '^src/(server|execution|websocket|live-operations|context|plugins|limits|cost|quotas|documents|cors|logger)[.]ts$';
 const ENTRY = '^src/(scripts|cli)/|^src/(main|lambda|lambda-relay)[.]ts$';
 
 module.exports = {

@@ -9,7 +9,7 @@
  * 1. **Throughput**: valid outbox items written straight to the table (BatchWriteItem), then the
  *    time the relay takes to publish them all from its checkpoint: events per second, for
  *    `--backlog` OrderStatusChanged (publish only) and `--stats-backlog` OrderPlaced (publish and
- *    one conditional UpdateItem of the customer's stats each, 100 customers).
+ *    count: one stats transaction per customer and page of records, 100 customers).
  * 2. **Live latency**: `--moves` sequential updateOrderStatus over HTTP as staff, each after a random
  *    pause of up to one poll interval (so arrivals fall anywhere in the relay's cycle); for each, the
  *    time from its answer (the transaction committed) to the subscriber (`orderUpdated(id)`) receiving it.
@@ -36,7 +36,17 @@ import { startServer } from '../src/server';
 import { Relay } from '../src/events/relay';
 import { hubPublisher } from '../src/events/publishers';
 import { streamsClientFor } from '../src/events/local';
-import { customerToItem, eventToItem, guarded, newId, productToItem, SYSTEM_ACTOR, type OutboxEvent } from '../src/model';
+import {
+  customerToItem,
+  eventToItem,
+  guarded,
+  newId,
+  pendingStats,
+  productToItem,
+  summaryToItem,
+  SYSTEM_ACTOR,
+  type OutboxEvent,
+} from '../src/model';
 
 const { values } = parseArgs({
   options: {
@@ -113,17 +123,18 @@ async function main() {
       const items = Array.from({ length: kind === 'OrderPlaced' ? STATS_BACKLOG : BACKLOG }, (_, i) => {
         const customer = customers[i % customers.length]!;
         const orderId = newId();
+        const placedAt = new Date().toISOString();
         const event: OutboxEvent =
           kind === 'OrderPlaced'
             ? {
                 eventId: newId(),
                 eventType: kind,
-                aggregateType: 'Customer',
-                aggregateId: customer.id,
-                sequence: 1_000_000 + i,
+                aggregateType: 'Order',
+                aggregateId: orderId,
+                sequence: 1,
                 customerId: customer.id,
-                payload: { orderId, status: 'PENDING', totalCents: 1000, lineCount: 1, placedAt: new Date().toISOString() },
-                occurredAt: new Date().toISOString(),
+                payload: { orderId, status: 'PENDING', totalCents: 1000, lineCount: 1, placedAt },
+                occurredAt: placedAt,
                 actor: SYSTEM_ACTOR,
               }
             : {
@@ -137,8 +148,10 @@ async function main() {
                 occurredAt: new Date().toISOString(),
                 actor: SYSTEM_ACTOR,
               };
-        return eventToItem(event);
-      });
+        // An OrderPlaced is counted on its order's summary (statsPending, as placeOrder writes it).
+        const summary = { id: orderId, customerId: customer.id, placedAt, status: 'PENDING' as const, totalCents: 1000, lineCount: 1 };
+        return kind === 'OrderPlaced' ? [pendingStats(summaryToItem(summary)), eventToItem(event)] : [eventToItem(event)];
+      }).flat();
       await guarded(table).putAll(items, { concurrency: 4 });
       const before = relay.counters.published;
       const started = performance.now();

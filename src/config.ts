@@ -53,7 +53,7 @@ export interface Config {
   readonly awsCredentialsInEnvironment: boolean;
   /** How long shutdown waits for requests in flight before closing their connections (`SHUTDOWN_GRACE_MS`). */
   readonly shutdownGraceMillis: number;
-  /** Live updates' limits (src/events/live.ts): `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`. */
+  /** Live updates' limits (src/events/live.ts): `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`, `SUBSCRIPTION_HELD_EVENT_COST`. */
   readonly subscriptions: Partial<SubscriptionSettings>;
   /** The outbox relay (src/events/relay.ts): `RELAY`, `EVENT_BUS_NAME`, `EVENT_SOURCE`, `RELAY_POLL_MS`, `RELAY_MAX_ATTEMPTS`. */
   readonly relay: RelayConfig;

@@ -15,17 +15,24 @@
  * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1 |
  * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
  * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
- * | `Mutation.placeOrder` | lines + 1 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record and the order |
+ * | `Mutation.placeOrder` | lines + 1 + 2 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record (at most twice) and the order |
  * | `Mutation.updateCustomer`, `updateOrderStatus` | 5 | at most 5 attempts, one consistent GetItem each |
  * | `Query.node` | 2 + 1 + 96 | the largest of its id's reads: a bare id reads its customer and its order (one exists: items below are the found one's), an address id the collection head (1 + 10), a product id 1 |
  * | `Query.nodes(ids)` | ids × `Query.node` | each id as `node`; its list repeats the selection once an id (over 100 ids is refused before any read) |
+ *
+ * A subscription reads at two moments, and is estimated for each apart: its start (`startReads`,
+ * what the root field's own `subscribe` reads before the first event: `SUBSCRIBE_READS`,
+ * `orderUpdated` one order detail, 1 + 96, to decide access; the others nothing) and each event
+ * (`reads` and `cost`: the event's execution, the root field reading nothing and `OrderEvent.order`
+ * one order detail). src/live-operations.ts takes each from the read quota before it is read.
  *
  * Lists: a connection's `nodes` and `edges` repeat their selection `first` times, `addresses` 10
  * times, `lines` 96 times and `Query.nodes` once an id. Loaders only ever save reads (a memo, a merged batch), so a sum of
  * per-field bounds bounds the operation. `first` outside 1..100 is refused before any read, so it
  * is counted as the nearest allowed value.
  *
- * `cost` (what `LIMITS.maxCost` and the read quota count) is `reads` plus 1 for every resolved
+ * `cost` (what `LIMITS.maxCost`, a subscription event's `LIMITS.maxEventCost` and the read quota
+ * count) is `reads` plus 1 for every resolved
  * field of an object type (the resolver work and response size); scalar fields are free, since
  * they come with the item already read. `writes` bounds the items a mutation writes (the write
  * quota). `test/cost-bound.int.test.ts` checks `reads` against the plan DynamoDB reported, over
@@ -58,8 +65,11 @@ import {
   FIRST_DEFAULT,
   FIRST_MAX,
   MAX_ADDRESSES,
+  IDEMPOTENCY_PEEKS,
   MAX_LINES,
+  MAX_STORED_LINES,
   NODES_MAX,
+  ORDER_FIXED_ACTIONS,
   ORDER_DETAIL_READ_BOUND,
   skuPageReadBound,
   statusPageReadBound,
@@ -72,6 +82,13 @@ export interface OperationEstimate {
   cost: number;
   /** Upper bound of the items written (the write quota). */
   writes: number;
+  /**
+   * A subscription's start: an upper bound of the items its root field's `subscribe` reads before
+   * the first event (`SUBSCRIBE_READS`); `reads` and `cost` are then per event. 0 for a query or mutation.
+   */
+  startReads: number;
+  /** What the start takes from the read quota: `startReads` (the start sends no response, so nothing more). */
+  startCost: number;
   /** Root fields of a mutation (limited by `LIMITS.maxMutationFields`). */
   mutationFields: number;
   /** Root fields that are not introspection (`__schema`, `__type`, `__typename`). */
@@ -126,7 +143,9 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
   'Query.products': (args) => pageSize(args) + 1,
   'Query.node': () => NODE_READS,
   'Query.nodes': (args) => nodeIds(args) * NODE_READS,
-  'Mutation.placeOrder': (args) => inputLines(args) + 1 + ORDER_DETAIL_READS,
+  // The catalog and the profile (one BatchGetItem); then, on a replay, the idempotency record (read when a
+  // same-key request held it, IDEMPOTENCY_PEEKS times at most) and the order it names.
+  'Mutation.placeOrder': (args) => inputLines(args) + 1 + IDEMPOTENCY_PEEKS + ORDER_DETAIL_READS,
   'Mutation.updateCustomer': () => ATTEMPT_READS,
   'Mutation.updateOrderStatus': () => ATTEMPT_READS,
   'Mutation.createCustomer': () => 0,
@@ -142,12 +161,23 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
 };
 
 /**
+ * What a subscription field's `subscribe` reads itself, at most, before its first event (keyed
+ * `Subscription.field`; every subscription field has an entry, test/cost-bound.int.test.ts checks).
+ */
+export const SUBSCRIBE_READS: Record<string, (args: Args) => number> = {
+  // One strongly consistent read of the order (as order(id)), which its access rule decides on.
+  'Subscription.orderUpdated': () => ORDER_DETAIL_READS,
+  'Subscription.myOrderEvents': () => 0,
+  'Subscription.ordersByStatusEvents': () => 0,
+};
+
+/**
  * Items a mutation writes, at most (transaction actions and single writes alike). placeOrder:
- * customer check, idempotency record, summary and header, plus one item a line.
+ * idempotency record, summary, header and event, plus one item a line.
  */
 export const MUTATION_WRITES: Record<string, (args: Args) => number> = {
   // Each mutation's transaction also writes its outbox event and the aggregate's sequence (src/model/outbox.ts).
-  placeOrder: (args) => 5 + inputLines(args),
+  placeOrder: (args) => ORDER_FIXED_ACTIONS + inputLines(args),
   createCustomer: () => 3,
   updateCustomer: () => 4,
   putAddress: () => 3,
@@ -161,7 +191,7 @@ const UNKNOWN_MUTATION_WRITES = 100;
 /** Lists of objects that are not connections, and how many elements they hold at most. */
 export const LIST_SIZES: Record<string, number> = {
   'Customer.addresses': MAX_ADDRESSES,
-  'Order.lines': MAX_LINES,
+  'Order.lines': MAX_STORED_LINES,
   'Query.nodes': NODES_MAX,
 };
 
@@ -195,17 +225,20 @@ export function estimateOperation(
       : operation.operation === 'query'
         ? schema.getQueryType()
         : schema.getSubscriptionType();
-  if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0 };
+  if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0, startReads: 0, startCost: 0 };
   const walker = new Walker(schema, fragments, variables);
   const fields = walker.fields(operation.selectionSet, root);
   const tally = walker.selection(operation.selectionSet, root, 1);
   const dataFields = fields.filter((field) => !field.name.value.startsWith('__')).length;
+  const startReads = operation.operation === 'subscription' ? walker.startReads(fields, root) : 0;
   return {
     reads: tally.reads,
     cost: tally.reads + tally.overhead,
     writes: tally.writes,
     mutationFields: operation.operation === 'mutation' ? dataFields : 0,
     dataFields,
+    startReads,
+    startCost: startReads,
   };
 }
 
@@ -267,6 +300,18 @@ class Walker {
     };
     visit(set);
     return out;
+  }
+
+  /** What the root fields' own `subscribe` read before the first event (SUBSCRIBE_READS). */
+  startReads(fields: FieldNode[], root: GraphQLObjectType): number {
+    let total = 0;
+    for (const node of fields) {
+      const definition = root.getFields()[node.name.value];
+      if (!definition) continue; // introspection, or refused by validation already
+      const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
+      total += SUBSCRIBE_READS[`${root.name}.${node.name.value}`]?.(args) ?? 0;
+    }
+    return total;
   }
 
   private fragment(fragment: FragmentDefinitionNode, type: GraphQLObjectType, page: number): Tally {

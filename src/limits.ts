@@ -22,6 +22,10 @@
  * HTTP; they are served over WebSocket, src/websocket.ts), variables coerced (a bad one is BAD_USER_INPUT, HTTP 400), at most
  * `maxMutationFields` root mutation fields, cost at most `maxCost`, then the caller's read and
  * write quotas (HTTP 429, RATE_LIMITED, Retry-After). A refused operation makes no DynamoDB request.
+ *
+ * Subscriptions pay the same way, before they read (src/live-operations.ts): each event at most
+ * `maxEventCost`, their start and each event taken from the same read bucket before the read, and
+ * a principal's open subscriptions together holding at most `maxHeldEventCost` per event.
  */
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { ApolloServerPlugin } from '@apollo/server';
@@ -39,6 +43,17 @@ export const LIMITS = {
   maxDirectives: 50,
   /** Estimated items read (an upper bound) + 1 per object field; see src/cost.ts. */
   maxCost: 10_000,
+  /**
+   * The same estimate, for one event of a subscription (src/websocket.ts refuses a costlier one at
+   * subscribe time, before any read). Far below `maxCost`, because an event is not a request: it
+   * fans out to every subscriber that hears it and arrives at the rate of other people's writes,
+   * not of the subscriber's own requests, so a selection admitted here is read again on every
+   * write anyone makes to what it follows. 250 holds the whole order screen of an event
+   * (`order { status totalCents lines { … } customer { name addresses { … } } }`, 212); a selection
+   * that walks from the order to its customer's other orders (`customer { orders(first: 98) { nodes
+   * { lines { sku } } } }`, ~9,800 items) is refused: query it over HTTP, once, when it is wanted.
+   */
+  maxEventCost: 250,
   /** Root mutation fields in one operation: each is a write (and a transaction) of its own. */
   maxMutationFields: 3,
   /** Request bodies above this size are refused with 413 before they are read whole. */
@@ -188,7 +203,7 @@ export interface QuotaSettings {
  * Defaults: 60,000 read units a minute is six operations at `maxCost` in a burst (a bucket must
  * hold more than `maxCost`, or an admitted operation could never run), or ~1,500 customer screens
  * (38 units each) a minute: no person needs more, a scraper is held to ~1,000 items a second.
- * 1,000 items written a minute is ten full 95-line orders, or ~140 two-line ones.
+ * 1,000 items written a minute is ten full 96-line orders, or ~160 two-line ones.
  */
 export const QUOTA_DEFAULTS: QuotaSettings = { readsPerMinute: 60_000, writesPerMinute: 1_000 };
 

@@ -14,10 +14,10 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { unauthenticated } from './context';
-import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import type { Context } from './context';
-import { isDomainError } from './model/errors';
+import { ErrorCode, HTTP_STATUS, isDomainError, UNAVAILABLE_MESSAGES, type UnavailableReason } from './model/errors';
+import { transientFault } from './dynamo/errors';
 import { LIMITS } from './limits';
 import { entityOf } from './model/entities';
 
@@ -29,15 +29,30 @@ export const GENERIC_MESSAGE = 'Internal server error';
  */
 export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
   return {
+    // The context function failed (src/context.ts): a refused token is the client's; the identity
+    // provider unavailable is an outage (warn); anything else is ours. Logged here, once.
+    async contextCreationDidFail({ error }) {
+      const extensions: Record<string, unknown> = error instanceof GraphQLError ? error.extensions : {};
+      if (extensions.code === ErrorCode.UNAUTHENTICATED) return;
+      if (extensions.code !== ErrorCode.UNAVAILABLE) return void logger.error({ err: rootCause(error) }, 'context creation failed');
+      logger.warn({ requestId: extensions.requestId, reason: extensions.reason, err: rootCause(error) }, 'request unavailable');
+    },
     async requestDidStart() {
       const startedAt = performance.now();
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
-            const original = unwrapResolverError(error);
+            const original = rootCause(error);
             const code = error.extensions?.code;
+            const outage = unavailability(original, code);
+            // Contention and outages: expected under load or while DynamoDB is away, not a bug.
+            if (outage)
+              logger.warn(
+                { requestId: contextValue.requestId, operationName, reason: outage.reason, err: original },
+                'operation unavailable',
+              );
             // Domain errors and request errors (parse, validation, coercion) are the client's, not ours.
-            if (isDomainError(original) || (code !== undefined && code !== 'INTERNAL_SERVER_ERROR')) continue;
+            if (outage || isDomainError(original) || (code !== undefined && code !== 'INTERNAL_SERVER_ERROR')) continue;
             logger.error({ requestId: contextValue.requestId, operationName, err: original }, 'operation failed');
           }
         },
@@ -75,24 +90,28 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
 }
 
 /**
- * Every INTERNAL_SERVER_ERROR carries the request id; in production its message becomes generic
- * and its other extensions (stack, engine details) are dropped.
+ * After `formatClientError` (Apollo's `formatError`): every INTERNAL_SERVER_ERROR and UNAVAILABLE
+ * carries the request id, and a response holding an UNAVAILABLE is HTTP 503 with `Retry-After`
+ * (the largest `retryAfterSeconds` of its errors), so a client or proxy that retries on 503 does.
  */
-export function maskInternalErrors(production: boolean): ApolloServerPlugin<Context> {
+export function maskInternalErrors(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
           const result = response.body.singleResult;
+          let retryAfter = 0;
           result.errors = result.errors!.map((error) => {
-            if (error.extensions?.code !== 'INTERNAL_SERVER_ERROR') return error;
-            const shown = production ? { message: GENERIC_MESSAGE, locations: error.locations, path: error.path } : error;
-            return {
-              ...shown,
-              extensions: { ...(production ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR', requestId: contextValue.requestId },
-            };
+            const code = error.extensions?.code;
+            if (code !== 'INTERNAL_SERVER_ERROR' && code !== ErrorCode.UNAVAILABLE) return error;
+            if (code === ErrorCode.UNAVAILABLE) retryAfter = Math.max(retryAfter, Number(error.extensions?.retryAfterSeconds) || 1);
+            return { ...error, extensions: { ...error.extensions, requestId: contextValue.requestId } };
           });
+          if (retryAfter > 0) {
+            response.http.status = HTTP_STATUS.UNAVAILABLE;
+            response.http.headers.set('retry-after', String(retryAfter));
+          }
         },
       };
     },
@@ -203,9 +222,62 @@ function selectsData(selectionSet: SelectionSetNode, fragments: Map<string, Frag
   });
 }
 
-/** Domain errors keep their message and stable code; everything else is left to `maskInternalErrors`. */
-export function formatDomainError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+/**
+ * Why an error makes its request UNAVAILABLE: the model's `unavailable(...)`, or a transient
+ * DynamoDB fault (src/dynamo/errors.ts) that reached the top with no code of its own. `code` is
+ * the GraphQL error's (an error that has its own, such as the identity provider's, keeps it).
+ */
+export function unavailability(error: unknown, code: unknown): { reason: UnavailableReason; retryAfterSeconds: number } | undefined {
+  const original = rootCause(error);
+  if (isDomainError(original)) {
+    return original.code === ErrorCode.UNAVAILABLE
+      ? { reason: original.reason ?? 'unreachable', retryAfterSeconds: original.retryAfterSeconds ?? 1 }
+      : undefined;
+  }
+  return code === undefined || code === 'INTERNAL_SERVER_ERROR' ? transientFault(original) : undefined;
+}
+
+/** The error a GraphQLError wraps, however deep (a resolver's, or the context function's). */
+function rootCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; current instanceof GraphQLError && current.originalError && depth < 5; depth++) current = current.originalError;
+  return current;
+}
+
+/** graphql's suggestions ("Did you mean "x"?", "Did you mean the enum value "Y"?") map the schema: not shown in production. */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/\s*Did you mean\b[^?]*\?/g, '').trim();
+}
+
+export interface ErrorFormatting {
+  production: boolean;
+  /** Shown on INTERNAL_SERVER_ERROR and UNAVAILABLE (HTTP adds it in `maskInternalErrors`). */
+  requestId?: string | undefined;
+}
+
+/**
+ * What a client sees of any error, on every transport (Apollo's `formatError` for HTTP and Lambda,
+ * src/websocket.ts's `formatError`): a domain error keeps its message and stable code (UNAVAILABLE
+ * with `retryable`, `retryAfterSeconds`, `reason`); a transient DynamoDB fault (throttled,
+ * unreachable, exhausted conflicts: src/dynamo/errors.ts) becomes UNAVAILABLE with a generic,
+ * stable message; any other error without a code of its own is INTERNAL_SERVER_ERROR, generic
+ * in production; in production no message carries graphql's suggestions.
+ */
+export function formatClientError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  // Masked unless told otherwise: forgetting the option can only hide details, never show them.
+  options: ErrorFormatting = { production: true },
+): GraphQLFormattedError {
+  const original = rootCause(error);
+  const code = formatted.extensions?.code;
+  const requestId = options.requestId === undefined ? {} : { requestId: options.requestId };
+  const outage = unavailability(original, code);
+  if (outage) {
+    const message = isDomainError(original) ? original.message : UNAVAILABLE_MESSAGES[outage.reason];
+    const extensions = { code: ErrorCode.UNAVAILABLE, retryable: true, retryAfterSeconds: outage.retryAfterSeconds, reason: outage.reason };
+    return { message, locations: formatted.locations, path: formatted.path, extensions: { ...extensions, ...requestId } };
+  }
   if (isDomainError(original)) {
     return {
       ...formatted,
@@ -213,8 +285,21 @@ export function formatDomainError(formatted: GraphQLFormattedError, error: unkno
       extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
     };
   }
-  return formatted;
+  if (code === undefined || code === 'INTERNAL_SERVER_ERROR') {
+    if (!options.production) return { ...formatted, extensions: { ...formatted.extensions, code: 'INTERNAL_SERVER_ERROR', ...requestId } };
+    // Production: no engine text, stack or extension of the original reaches the client.
+    return {
+      message: GENERIC_MESSAGE,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', ...requestId },
+    };
+  }
+  return options.production ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
 }
+
+/** The name src/websocket.ts imports (its owner may rename it). */
+export { formatClientError as formatDomainError };
 
 /**
  * Subscriptions travel over WebSocket only (src/websocket.ts); over HTTP (here and on Lambda) a

@@ -19,7 +19,7 @@ import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from './
 import { createQuotas, type Quotas } from './quotas';
 import {
   explainPlan,
-  formatDomainError,
+  formatClientError,
   GENERIC_MESSAGE,
   logOperations,
   maskInternalErrors,
@@ -99,7 +99,8 @@ export function createApollo(
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: protection.validationRules,
-    formatError: formatDomainError,
+    // One formatter for every transport (src/plugins.ts): domain codes, UNAVAILABLE for outages, masking.
+    formatError: (formatted, error) => formatClientError(formatted, error, { production: options.production }),
     plugins: [
       ...transportPlugins,
       persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
@@ -113,7 +114,7 @@ export function createApollo(
       ...protection.plugins,
       admission({ production: options.production, quotas: { ...QUOTA_DEFAULTS, ...options.quotas }, buckets: options.buckets }),
       logOperations(options.logger),
-      maskInternalErrors(options.production),
+      maskInternalErrors(),
       explainPlan(),
       noStore(),
     ],
@@ -122,7 +123,7 @@ export function createApollo(
 
 /** Starts Apollo and the HTTP server; resolves once it listens. */
 export async function startServer(given: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
-  // HTTP requests: a client's token is verified once, then remembered until its exp (at most a minute; context.ts).
+  // HTTP requests: a client's token is verified once, then remembered until its exp (at most 30 s; context.ts).
   const options = { ...given, authenticate: rememberVerified(given.authenticate) };
   const cors = originMatcher(options.corsOrigins ?? []);
   const ready = async () => {

@@ -14,12 +14,16 @@
  *   subscription's `error`, TOO_MANY_SUBSCRIPTIONS), `maxBufferedEvents` events waiting per
  *   subscription (one more: the slow subscriber's socket is closed with 1013, try again later).
  *   Each operation gets HTTP's admission: the token limit, graphql-armor's rules (depth, aliases,
- *   directives), the cost bound, trusted documents in production; only subscriptions are run here.
- *   What each event's execution reads is charged to the principal's read quota, the same buckets as
- *   HTTP's; past it, that event is RATE_LIMITED and the subscription ends.
+ *   directives), trusted documents in production; only subscriptions are run here, and each event's
+ *   estimated cost is at most `LIMITS.maxEventCost` (GRAPHQL_VALIDATION_FAILED, before any read).
+ * - **Paying before reading** (src/live-operations.ts, graphql-ws's `subscribe`): a principal's open
+ *   subscriptions hold at most `maxHeldEventCost` per event together (one more: TOO_MANY_SUBSCRIPTIONS);
+ *   a subscription's start cost and then each event's cost are taken from the principal's read
+ *   bucket, HTTP's, before they read; refused, RATE_LIMITED with nothing read (past the quota an
+ *   event ends its subscription), so a refusal never depends on what a read would have found.
  * - **Access.** The fields' rules (src/schema/access.ts) decide before a stream starts.
- * - **Each event** executes with fresh loaders and meter, so `order` reads the order as it is now
- *   and nothing accumulates over a long subscription.
+ * - **Each event** executes with fresh loaders and meter (src/live-operations.ts), so `order` reads
+ *   the order as it is now and nothing accumulates over a long subscription.
  * - **Drain.** On stop, every socket is closed with 1001 (going away), and those still open after
  *   the grace period are terminated.
  */
@@ -44,16 +48,15 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Logger } from 'pino';
-import { AuthenticationFailed, quotaKey, type Authenticate, type Principal } from './auth';
+import { AuthenticationFailed, IdentityProviderUnavailable, quotaKey, type Authenticate, type Principal } from './auth';
 import { createContext, type Context } from './context';
 import type { Table } from './dynamo/table';
-import { Meter } from './dynamo/meter';
-import { createLoaders } from './loaders';
-import { estimateOperation } from './cost';
-import { LIMITS, rateLimited } from './limits';
+import { estimateOperation, type OperationEstimate } from './cost';
+import { LIMITS } from './limits';
+import { HeldCosts, paidSubscribe } from './live-operations';
 import type { Quotas } from './quotas';
-import { formatDomainError, GENERIC_MESSAGE } from './plugins';
-import { isDomainError } from './model/errors';
+import { formatDomainError } from './plugins';
+import { UNAVAILABLE_MESSAGES } from './model/errors';
 import type { OriginCheck } from './cors';
 import { resolveDocument, type TrustedDocuments } from './documents';
 import type { EventHub } from './events/hub';
@@ -67,6 +70,8 @@ export const CLOSE = {
   tooManyConnections: 1008,
   /** A subscription's consumer fell `maxBufferedEvents` events behind. */
   slowSubscriber: 1013,
+  /** The identity provider cannot be reached to check the token: try again later (1013, as for a slow subscriber). */
+  tryAgainLater: 1013,
   /** The server is shutting down. */
   goingAway: 1001,
 } as const;
@@ -81,7 +86,7 @@ export interface LiveServerOptions {
   production: boolean;
   cors: OriginCheck;
   validationRules: readonly ValidationRule[];
-  /** The server's per-principal buckets (HTTP's too): each event's reads are charged to them. */
+  /** The server's per-principal buckets (HTTP's too): a subscription's start and each event pay from them before they read. */
   quotas: Quotas;
   settings?: Partial<SubscriptionSettings> | undefined;
   trustedDocuments?: TrustedDocuments | undefined;
@@ -111,6 +116,7 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
   const { logger, production } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.maxBodyBytes });
   const perPrincipal = new Map<string, number>();
+  const held = new HeldCosts(settings.maxHeldEventCost);
   let closing = false;
 
   options.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -122,24 +128,11 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  /** Charges what `context` read since its last charge and gives it a fresh meter; the refusal when the quota cannot pay. */
-  const charge = (key: string, context: Context): { errors: GraphQLError[] } | undefined => {
-    const read = context.meter.summary().read;
-    fresh(context, options.table);
-    if (read === 0) return undefined;
-    const take = options.quotas.reads.check(key, read);
-    if (!take.ok) {
-      const refused = rateLimited('read', read, options.quotas.reads.perMinute, take, production);
-      const { http: _http, ...extensions } = refused.extensions;
-      return { errors: [new GraphQLError(refused.message, { extensions })] };
-    }
-    options.quotas.reads.take(key, read);
-    return undefined;
-  };
-
   useServer<Record<string, unknown> | undefined, Extra>(
     {
       isProd: production,
+      // Runs each admitted subscription: held, start and every event paid before they read.
+      subscribe: paidSubscribe({ table: options.table, quotas: options.quotas, held, production }),
       async onConnect(ctx) {
         const socket = ctx.extra.socket;
         const authorization = authorizationOf(ctx.connectionParams);
@@ -147,6 +140,9 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
         try {
           principal = await options.authenticate(authorization);
         } catch (error) {
+          // The identity provider is down: not the token's fault, and worth retrying (graphql-ws clients retry 1013, not 4401 or 4500).
+          if (error instanceof IdentityProviderUnavailable)
+            return refuse(socket, CLOSE.tryAgainLater, UNAVAILABLE_MESSAGES['identity-provider']);
           if (!(error instanceof AuthenticationFailed)) throw error;
           return refuse(socket, CLOSE.unauthorized, `Unauthorized: ${error.message}`);
         }
@@ -200,13 +196,14 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
         }
         const admitted = admit(options, payload);
         if (Array.isArray(admitted)) return admitted;
-        const { document, variables } = admitted as { document: DocumentNode; variables: Record<string, unknown> };
+        const { document, variables, estimate } = admitted as Admitted;
         const contextValue = createContext(options.table, {
           principal: ctx.extra.principal as Principal,
           clientAddress: ctx.extra.request.socket.remoteAddress ?? 'unknown',
           explain: false,
           requestId: randomUUID(),
         });
+        contextValue.cost = estimate; // what paidSubscribe holds and takes
         return {
           schema: options.schema,
           document,
@@ -216,30 +213,24 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
           rootValue: ctx.extra.live,
         };
       },
-      // Before the first event and after each: fresh loaders and meter (see the file comment). What
-      // the start read (orderUpdated's order) and what each event's execution read are charged to the
-      // subscriber's read quota, as HTTP charges an operation's; after the fact (the reads are done,
-      // at most the admitted cost), so past the quota the subscription gets RATE_LIMITED and ends.
-      onOperation(ctx, _id, payload, args, result) {
+      // The start has been paid (or refused) by then: see paidSubscribe.
+      onOperation(ctx, _id, payload, args) {
         const context = args.contextValue as Context;
         logger.info(
-          { requestId: context.requestId, operationName: payload.operationName ?? null, principal: ctx.extra.key },
+          {
+            requestId: context.requestId,
+            operationName: payload.operationName ?? null,
+            principal: ctx.extra.key,
+            cost: context.cost?.cost,
+            startCost: context.cost?.startCost,
+          },
           'subscription',
         );
-        const refused = charge(ctx.extra.key as string, context);
-        if (!refused) return undefined;
-        if (Symbol.asyncIterator in result && 'return' in result) void result.return(undefined); // leave the hub
-        return refused;
+        return undefined;
       },
-      onNext(ctx, id, _payload, args, result) {
-        const context = args.contextValue as Context;
-        const refused = charge(ctx.extra.key as string, context);
-        if (refused) {
-          const running = ctx.subscriptions[id];
-          if (running && 'return' in running) void running.return(undefined); // graphql-ws then sends `complete`
-          return { errors: refused.errors.map((error) => error.toJSON()) };
-        }
+      onNext(_ctx, _id, _payload, args, result) {
         if (!result.errors) return undefined;
+        const context = args.contextValue as Context;
         return { ...result, errors: result.errors.map((error) => formatError(error, context, logger, production)) };
       },
       onError(_ctx, _id, _payload, errors) {
@@ -278,7 +269,14 @@ async function drain(wss: WebSocketServer, graceMillis: number): Promise<void> {
   wss.close();
 }
 
-/** HTTP's admission for one websocket operation: the parsed document and coerced variables, or the refusals. */
+interface Admitted {
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  /** Per event (`cost`) and at the start (`startCost`): what paidSubscribe takes (src/live-operations.ts). */
+  estimate: OperationEstimate;
+}
+
+/** HTTP's admission for one websocket operation: the parsed document, variables and estimate, or the refusals. */
 function admit(
   options: LiveServerOptions,
   payload: {
@@ -287,7 +285,7 @@ function admit(
     operationName?: string | null;
     extensions?: Record<string, unknown> | null;
   },
-): { document: DocumentNode; variables: Record<string, unknown> } | GraphQLError[] {
+): Admitted | GraphQLError[] {
   const text = documentText(options, payload);
   if (text instanceof GraphQLError) return [text];
   let document: DocumentNode;
@@ -305,12 +303,18 @@ function admit(
   const coerced = getVariableValues(options.schema, operation.variableDefinitions ?? [], payload.variables ?? {}, { maxErrors: 1 });
   if (coerced.errors) return [refusal(coerced.errors[0]!.message, 'BAD_USER_INPUT')];
   const estimate = estimateOperation(options.schema, document, operation, coerced.coerced);
-  if (estimate.cost > LIMITS.maxCost) {
+  // Per event, far below HTTP's maxCost: an event fans out to every subscriber (LIMITS.maxEventCost says why).
+  if (estimate.cost > LIMITS.maxEventCost) {
     return [
-      refusal(`Operation too costly: each event may cost ${estimate.cost}, more than ${LIMITS.maxCost}`, 'GRAPHQL_VALIDATION_FAILED'),
+      refusal(
+        options.production
+          ? 'Subscription too costly: each event may read more than an event may; select less below the event, and query the rest over HTTP'
+          : `Subscription too costly: each event may cost ${estimate.cost}, more than the limit of ${LIMITS.maxEventCost} an event (an upper bound of the items it may read, ${estimate.reads}, plus 1 a resolved object); select less below the event, and query the rest over HTTP`,
+        'GRAPHQL_VALIDATION_FAILED',
+      ),
     ];
   }
-  return { document, variables: payload.variables ?? {} };
+  return { document, variables: payload.variables ?? {}, estimate };
 }
 
 /** The query text to run, by HTTP's own rule (src/documents.ts): in production with a manifest, only a manifest hash. */
@@ -344,14 +348,6 @@ function expiryOf(authorization: string | undefined): number | undefined {
   }
 }
 
-/** Gives an operation's context a new meter and loaders (nothing cached from the last event). */
-function fresh(context: Context, table: Table): void {
-  const meter = Meter.counters(); // totals only: the quota reads `summary().read`, nothing explains an event
-  context.meter = meter;
-  context.table = table.withMeter(meter);
-  context.loaders = createLoaders(context.table);
-}
-
 /** Closes a socket in onConnect (graphql-ws's own 4403 is then not sent: the first close wins). */
 function refuse(socket: WebSocket, code: number, reason: string): false {
   socket.close(code, truncate(reason));
@@ -374,23 +370,17 @@ function refusal(message: string, code: string): GraphQLError {
 }
 
 /**
- * What a client sees of an error: a domain error's message and code; a refusal's own code; any
- * other error logged and, in production, masked (with a request id to find it in the logs).
+ * What a client sees of an error: HTTP's own formatting (src/plugins.ts: a domain error's message
+ * and code, UNAVAILABLE for contention and outages, anything else masked in production, no
+ * suggestions), with a request id to find it in the logs. Logged once, here: an internal error at
+ * error level, contention and outages at warn, the client's own errors not at all.
  */
 function formatError(error: GraphQLError, context: Context | undefined, logger: Logger, production: boolean): GraphQLFormattedError {
-  const formatted = formatDomainError(error.toJSON(), error);
-  const strip = (message: string) => (production ? message.replace(/Did you mean ".+"\?/g, '').trim() : message);
-  if (isDomainError(error.originalError) || (formatted.extensions?.code !== undefined && !error.originalError)) {
-    return { ...formatted, message: strip(formatted.message) };
-  }
   const requestId = context?.requestId ?? randomUUID();
-  logger.error({ requestId, err: error.originalError ?? error }, 'subscription failed');
-  return production
-    ? {
-        message: GENERIC_MESSAGE,
-        locations: formatted.locations,
-        path: formatted.path,
-        extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
-      }
-    : { ...formatted, extensions: { ...formatted.extensions, code: 'INTERNAL_SERVER_ERROR', requestId } };
+  const shown = formatDomainError(error.toJSON(), error, { production, requestId });
+  const code = shown.extensions?.code;
+  const err = error.originalError ?? error;
+  if (code === 'INTERNAL_SERVER_ERROR') logger.error({ requestId, err }, 'subscription failed');
+  else if (code === 'UNAVAILABLE') logger.warn({ requestId, reason: shown.extensions?.reason, err }, 'subscription unavailable');
+  return shown;
 }

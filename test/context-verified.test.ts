@@ -1,6 +1,6 @@
 /**
  * `rememberVerified` (src/context.ts): a token that verified is not verified again until the
- * earlier of its `exp` and a minute; failures, tokens without `exp` and anonymous calls are never
+ * earlier of its `exp` and 30 s (with the key set's 30 s cache: a withdrawn key stops within a minute); failures, tokens without `exp` and anonymous calls are never
  * remembered, and the memo is bounded.
  */
 import { describe, expect, it } from 'vitest';

@@ -16,7 +16,7 @@ import { buildAdversarialCustomers, MIXED_SKU, REPEAT_SKU } from './support/adve
 import { bearer, tokens } from './support/auth';
 import { buildCustomer, customerItems, loadItems, type CustomerFixture } from './support/fixtures';
 import { buildSchema } from '../src/schema';
-import { FIELD_READS, LIST_SIZES, MUTATION_WRITES } from '../src/cost';
+import { FIELD_READS, LIST_SIZES, MUTATION_WRITES, SUBSCRIBE_READS } from '../src/cost';
 import { newId } from '../src/model';
 
 interface Seen {
@@ -199,6 +199,9 @@ describe('the cost model covers the schema', () => {
         expect(FIELD_READS, `${type.name}.${name}`).toHaveProperty([`${type.name}.${name}`]);
     }
     for (const name of Object.keys(schema.getMutationType()!.getFields())) expect(MUTATION_WRITES, name).toHaveProperty([name]);
+    // A subscription's start (its `subscribe`, before the first event) is estimated apart, and paid before it reads.
+    for (const name of Object.keys(schema.getSubscriptionType()!.getFields()))
+      expect(SUBSCRIBE_READS, `Subscription.${name}`).toHaveProperty([`Subscription.${name}`]);
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('__') || type.name.endsWith('Connection')) continue;
       for (const field of Object.values(type.getFields())) {

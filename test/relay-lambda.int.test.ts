@@ -36,7 +36,7 @@ beforeAll(async () => {
   for (let i = 0; i < 11; i++) await placeOrder(customer.id);
   eventItems = (await stack.items())
     .filter((item) => item.type === 'EVENT' && item.customerId === customer.id)
-    .sort((a, b) => String(a.SK).localeCompare(String(b.SK)));
+    .sort((a, b) => String(a.eventId).localeCompare(String(b.eventId))); // commit order: monotonic ULIDs of one process
 }, 60_000);
 
 afterAll(async () => {

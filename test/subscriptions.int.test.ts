@@ -325,47 +325,7 @@ describe('shutdown', () => {
   });
 });
 
-describe('quotas', () => {
-  it("charges each event's reads to the subscriber's read quota, HTTP's too: past it the event is RATE_LIMITED and the subscription ends", async () => {
-    const own = await startStack({ quotas: { readsPerMinute: 8, writesPerMinute: 1e12 } });
-    try {
-      const world = new World(own);
-      const c = await world.customer({ orders: 1, status: () => 'PENDING' });
-      const orderId = c.orders[0]!.id;
-      const connection = connect(await tokens.customer(c.customer.id), own);
-      const reading = subscribe(connection.client, 'subscription { myOrderEvents { eventId order { id lines { lineNo } } } }');
-      const free = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }'); // reads nothing
-      await listening(2, own);
-      for (let i = 0; i < 10; i++) own.hub.publish(moved(c.customer.id, orderId, 'PENDING', 'PAID'));
-      await reading.done; // ended by the server
-      await until(() => free.events.length === 10, 'the free subscription’s events');
-
-      // Each event read the order (its header and lines); the quota held a few of them.
-      expect(reading.events.length).toBeGreaterThan(0);
-      expect(reading.events.length).toBeLessThan(10);
-      for (const data of reading.events) expect(data.myOrderEvents.order).toEqual({ id: orderId, lines: expect.any(Array) });
-      expect(reading.errors).toEqual([
-        expect.objectContaining({
-          message: expect.stringMatching(/^Read quota exceeded/),
-          extensions: { code: 'RATE_LIMITED', quota: 'read', retryAfterSeconds: expect.any(Number) },
-        }),
-      ]);
-      // Starting a subscription reads too (orderUpdated reads the order to check it is the caller's): charged the same way.
-      const started = subscribe(connection.client, 'subscription($id: ID!) { orderUpdated(id: $id) { eventId } }', { id: orderId });
-      await started.done;
-      expect(started.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })]);
-      await listening(1, own); // the free subscription alone: the refused one left the hub
-      // One bucket for both transports: the same principal's HTTP reads are refused now, before a request.
-      own.engine.wire.reset();
-      const http = await own.gql('{ me { name } }', {}, { authorization: `Bearer ${await tokens.customer(c.customer.id)}` });
-      expect(http.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
-      expect(own.engine.wire.requests()).toEqual([]);
-      free.stop();
-    } finally {
-      await own.close();
-    }
-  });
-});
+// The read quota and the held budget of subscriptions (paid before they read): test/subscriptions-quotas.int.test.ts.
 
 describe('trusted documents', () => {
   it('runs, in production with a manifest, only a manifest hash over WebSocket too, as HTTP does', async () => {

@@ -10,8 +10,8 @@ import { loadCatalog, writeHelpers } from './support/write-path';
 
 let stack: Stack;
 beforeAll(async () => {
-  // Seed 3: over these 50 orders no order draws four conflicts in a row (the product's attempt
-  // limit); at p = 0.3 that happens to ~0.8% of orders, so some seeds would fail one order.
+  // Seed 3, as before. writeTransaction now retries a conflict for 1.5 s (at least 3 attempts,
+  // ~10 in that time), so an order fails only after ~10 conflicts in a row: 0.3^10, about 6e-6.
   stack = await startStack({ engine: { conflictChance: 0.3, conflictSeed: 3 } });
   await loadCatalog(stack);
 });

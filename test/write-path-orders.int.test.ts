@@ -60,11 +60,12 @@ describe('placeOrder', () => {
     expect(record.expiresAt).toBeLessThan(now + 25 * 3600);
     // Only idempotency records and outbox events carry the TTL attribute.
     expect(all.filter((i) => 'expiresAt' in i).every((i) => /^(IDEMPOTENCY|EVENT)#/.test(String(i.PK)))).toBe(true);
-    expect(all.find((i) => i.PK === `EVENT#Customer#${customer.id}` && i.SK === 'SEQ#0000000002')).toMatchObject({
+    expect(all.find((i) => i.PK === `EVENT#Order#${order.id}` && i.SK === 'SEQ#0000000001')).toMatchObject({
       eventType: 'OrderPlaced',
+      customerId: customer.id,
       payload: { orderId: order.id, status: 'PENDING', totalCents: 3399, lineCount: 2, placedAt: '2026-09-15T10:30:00.000Z' },
     });
-    expect(wire[1]!.body.TransactItems).toHaveLength(5 + 2);
+    expect(wire[1]!.body.TransactItems).toHaveLength(4 + 2);
   });
 
   it('returns the same order for the same key and payload, and writes nothing new', async () => {

@@ -3,6 +3,7 @@ import { openDevIssuer } from './dev-issuer';
 import { createAuthenticator, type Authenticate, type ClaimNames } from './tokens';
 
 export { AuthenticationFailed, type Authenticate } from './tokens';
+export { IdentityProviderUnavailable, KEY_SET_DEFAULTS } from './key-set';
 export { ANONYMOUS, ownCustomerId, quotaKey, type Principal } from './principal';
 
 /** Identity settings (src/config.ts reads them; declared here so that src/auth imports nothing of the app). */
@@ -16,14 +17,21 @@ export interface AuthConfig extends ClaimNames {
 }
 
 /** Verifies against the configured JWKS, or (development only) against the local dev issuer. */
-export async function authenticatorFor(auth: AuthConfig, options: { jwksCooldownMs?: number } = {}): Promise<Authenticate> {
+export async function authenticatorFor(
+  auth: AuthConfig,
+  options: { jwksCooldownMs?: number; jwksFailureCooldownMs?: number } = {},
+): Promise<Authenticate> {
   const names = { customer: auth.customer, groups: auth.groups, staffGroup: auth.staffGroup };
   if (auth.jwksUrl) {
     return createAuthenticator({
       ...names,
       issuer: auth.issuer!,
       audience: auth.audience!,
-      keys: { url: auth.jwksUrl, ...(options.jwksCooldownMs === undefined ? {} : { cooldownMs: options.jwksCooldownMs }) },
+      keys: {
+        url: auth.jwksUrl,
+        ...(options.jwksCooldownMs === undefined ? {} : { cooldownMs: options.jwksCooldownMs }),
+        ...(options.jwksFailureCooldownMs === undefined ? {} : { failureCooldownMs: options.jwksFailureCooldownMs }),
+      },
     });
   }
   const dev = await openDevIssuer(auth.devKeyFile);

@@ -9,8 +9,9 @@
  * expired token, an unknown key or a tampered payload are all refused the same way: an
  * `AuthenticationFailed` whose message says what was wrong with the token, never whose it was.
  */
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ANONYMOUS, customerIdOf, type Principal } from './principal';
+import { IdentityProviderUnavailable, KEY_SET_DEFAULTS, remoteKeySet } from './key-set';
 
 export interface ClaimNames {
   /** The claim holding the customer id (`custom:customerId`). */
@@ -24,8 +25,8 @@ export interface ClaimNames {
 export interface VerifierSettings extends ClaimNames {
   issuer: string;
   audience: string;
-  /** Where the signing keys are: a JWKS URL (production), or a local key set (the dev issuer). */
-  keys: { url: string; cooldownMs?: number } | { jwks: { keys: JWK[] } };
+  /** Where the signing keys are: a JWKS URL (production; bounds in src/auth/key-set.ts), or a local key set (the dev issuer). */
+  keys: { url: string; cooldownMs?: number; failureCooldownMs?: number } | { jwks: { keys: JWK[] } };
 }
 
 /** A token was presented and does not verify. */
@@ -43,16 +44,17 @@ export type Authenticate = (authorization: string | undefined) => Promise<Princi
 
 /**
  * The request authenticator: no `Authorization` header is the anonymous principal; anything else
- * must be `Bearer <a token that verifies>`. Remote keys are cached by `jose` and fetched again when
- * a token names an unknown `kid` (key rotation), at most once per `cooldownMs`.
+ * must be `Bearer <a token that verifies>`. Remote keys are cached for 30 s and fetched again when
+ * a token names an unknown `kid` (key rotation), at most once per `cooldownMs`; a key set that
+ * cannot be fetched is an `IdentityProviderUnavailable` (src/auth/key-set.ts), never a refusal.
  */
 export function createAuthenticator(settings: VerifierSettings): Authenticate {
   const keySet =
     'url' in settings.keys
-      ? createRemoteJWKSet(new URL(settings.keys.url), {
-          cooldownDuration: settings.keys.cooldownMs ?? 30_000,
-          cacheMaxAge: 10 * 60_000,
-          timeoutDuration: 5_000,
+      ? remoteKeySet(new URL(settings.keys.url), {
+          ...KEY_SET_DEFAULTS,
+          ...(settings.keys.cooldownMs === undefined ? {} : { cooldownMs: settings.keys.cooldownMs }),
+          ...(settings.keys.failureCooldownMs === undefined ? {} : { failureCooldownMs: settings.keys.failureCooldownMs }),
         })
       : createLocalJWKSet(settings.keys.jwks);
   return async (authorization) => {
@@ -94,7 +96,8 @@ export function principalOf(payload: JWTPayload, settings: ClaimNames & { issuer
 
 /** What was wrong with a token, in words safe to show its bearer. */
 function reasonOf(error: unknown): string {
-  // The key set could not be had: not the token's fault, an internal error.
+  // The key set could not be had: not the token's fault (IdentityProviderUnavailable: 503), or a bug.
+  if (error instanceof IdentityProviderUnavailable) throw error;
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) throw error;
   if (error instanceof errors.JWTExpired) return 'the token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `the token's ${error.claim} claim is not accepted here`;

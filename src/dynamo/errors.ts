@@ -61,3 +61,60 @@ export function isThrottling(error: unknown): boolean {
   const name = nameOf(error);
   return name !== undefined && THROTTLING.has(name);
 }
+
+/** Why a DynamoDB call failed for a reason of the moment, not of the request (src/model/errors.ts's UNAVAILABLE). */
+export type TransientReason = 'contention' | 'throttled' | 'unreachable';
+
+/** A transient fault and the whole seconds after which the same request may be sent again. */
+export interface TransientFault {
+  reason: TransientReason;
+  retryAfterSeconds: number;
+}
+
+/** Retry-After of each reason: contention clears as soon as the other writer commits; an outage takes longer. */
+export const RETRY_AFTER_SECONDS: Record<TransientReason, number> = { contention: 1, throttled: 1, unreachable: 2 };
+
+/** Socket-level failures: the endpoint refused, dropped or never answered the connection. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+/** The service's own 5xx answers, and the SDK's request timeout. */
+const UNREACHABLE_NAMES = new Set(['InternalServerError', 'ServiceUnavailable', 'ServiceUnavailableException', 'TimeoutError']);
+
+/**
+ * A fault of the moment that reached the product after the SDK's own retries, or undefined for
+ * anything else (a bug, a refused request, a failed condition): throttling, a transaction that kept
+ * conflicting with others (`TransactionConflict`), or DynamoDB (the engine) unreachable or failing
+ * with a 5xx. The one place these are recognised: the GraphQL side maps them to UNAVAILABLE.
+ * Follows `cause` and an AggregateError's `errors` (Node's connection attempts to every address).
+ */
+export function transientFault(error: unknown, depth = 0): TransientFault | undefined {
+  if (!(error instanceof Error) || depth > 4) return undefined;
+  const reason = reasonOf(error);
+  if (reason) return { reason, retryAfterSeconds: RETRY_AFTER_SECONDS[reason] };
+  const nested = [(error as { cause?: unknown }).cause, ...(error instanceof AggregateError ? error.errors : [])];
+  for (const inner of nested) {
+    const fault = transientFault(inner, depth + 1);
+    if (fault) return fault;
+  }
+  return undefined;
+}
+
+function reasonOf(error: Error): TransientReason | undefined {
+  if (isThrottling(error)) return 'throttled';
+  const reasons = cancellationReasons(error);
+  if ((reasons && isTransactionConflict(reasons)) || error.name === 'TransactionConflictException') return 'contention';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'unreachable';
+  if (UNREACHABLE_NAMES.has(error.name) || /socket hang up/i.test(error.message)) return 'unreachable';
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (status === 502 || status === 503 || status === 504) return 'unreachable';
+  return undefined;
+}

@@ -17,7 +17,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Table } from '../dynamo/table';
 import type { OutboxEvent } from '../model/events';
 import { eventFromItem } from '../model/entity/event';
-import { applyOrderPlaced } from '../model/customer-stats';
+import { applyLegacyOrderPlaced, countPlacedOrders, placedOrderOf, type PlacedOrder } from '../model/customer-stats';
 import type { Publisher } from './publishers';
 
 /**
@@ -106,34 +106,48 @@ export async function deliverRecords(records: readonly StreamRecordLike[], optio
     if (first) failure = failureAt(records, first.index, failed.get(first.event.eventId)!, false);
   }
 
-  // The stats of the published prefix: each customer's in order, customers side by side (their
-  // updates touch different items); the first failure stops the batch at that record.
+  // The stats of the published prefix, customers side by side (their writes touch different
+  // items): each customer's orders of the batch counted in one transaction (customer-stats.ts),
+  // legacy events in order. The first failure stops the batch at its earliest record.
   let statsApplied = 0;
   let statsDuplicates = 0;
   const limit = failure?.index ?? end;
   if (options.statsTable) {
     const table = options.statsTable;
-    const chains = new Map<string, Array<{ index: number; event: OutboxEvent }>>();
-    for (const entry of events) {
-      if (entry.index >= limit || entry.event.eventType !== 'OrderPlaced') continue;
-      const chain = chains.get(entry.event.aggregateId) ?? [];
-      chain.push(entry);
-      chains.set(entry.event.aggregateId, chain);
+    const groups = new Map<string, StatsGroup>();
+    for (const { index, event } of events) {
+      if (index >= limit || event.eventType !== 'OrderPlaced') continue;
+      let placed;
+      try {
+        placed = placedOrderOf(event);
+      } catch (error) {
+        failure = failureAt(records, index, `stats: ${errorText(error)}`, true);
+        break;
+      }
+      const customerId = placed?.customerId ?? event.aggregateId;
+      const group = groups.get(customerId) ?? { customerId, first: index, orders: [], legacy: [] };
+      if (placed) group.orders.push(placed);
+      else group.legacy.push(event);
+      groups.set(customerId, group);
     }
     let statsFailure: DeliveryFailure | undefined;
-    await inParallel([...chains.values()], STATS_CONCURRENCY, async (chain) => {
-      for (const { index, event } of chain) {
-        try {
-          const outcome = await applyOrderPlaced(table, event);
-          if (outcome === 'applied') statsApplied++;
-          else if (outcome === 'duplicate') statsDuplicates++;
-        } catch (error) {
-          if (!statsFailure || index < statsFailure.index) statsFailure = failureAt(records, index, `stats: ${errorText(error)}`, false);
-          return;
+    await inParallel([...groups.values()], STATS_CONCURRENCY, async (group) => {
+      try {
+        for (const event of group.legacy) {
+          if ((await applyLegacyOrderPlaced(table, event)) === 'applied') statsApplied++;
+          else statsDuplicates++;
         }
+        if (group.orders.length > 0) {
+          const counted = await countPlacedOrders(table, group.customerId, group.orders);
+          statsApplied += counted.applied;
+          statsDuplicates += counted.duplicates;
+        }
+      } catch (error) {
+        if (!statsFailure || group.first < statsFailure.index)
+          statsFailure = failureAt(records, group.first, `stats: ${errorText(error)}`, false);
       }
     });
-    if (statsFailure) failure = statsFailure;
+    if (statsFailure && (!failure || statsFailure.index < failure.index)) failure = statsFailure;
   }
   if (!failure && poisonAt !== -1) {
     const d = decoded[poisonAt] as { kind: 'poison'; error: string };
@@ -148,6 +162,14 @@ export async function deliverRecords(records: readonly StreamRecordLike[], optio
     statsDuplicates,
     failure,
   };
+}
+
+/** One customer's OrderPlaced events of a batch; `first` is the position of the earliest. */
+interface StatsGroup {
+  customerId: string;
+  first: number;
+  orders: PlacedOrder[];
+  legacy: OutboxEvent[];
 }
 
 /** Customers whose stats are updated at once. */

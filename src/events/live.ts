@@ -41,12 +41,25 @@ export interface SubscriptionSettings {
   maxConnectionsPerPrincipal: number;
   /** Events waiting per subscription for a slow consumer; one more closes its connection with 1013. */
   maxBufferedEvents: number;
+  /**
+   * The per-event estimates (src/cost.ts `cost`) of one principal's open subscriptions, summed over
+   * all its connections on this server: a subscription that would take the sum past this is refused
+   * before it reads (TOO_MANY_SUBSCRIPTIONS: complete one first), so what one write can make the
+   * table read for one principal's subscriptions is bounded up front.
+   */
+  maxHeldEventCost: number;
 }
 
 export const SUBSCRIPTION_DEFAULTS: SubscriptionSettings = {
   maxSubscriptionsPerConnection: 10,
   maxConnectionsPerPrincipal: 5,
   maxBufferedEvents: 1_000,
+  // 2,000: eight subscriptions at the per-event bound (LIMITS.maxEventCost, 250: an order screen each),
+  // or all 50 a principal may open (5 sockets × 10) at 40 an event. However they are made up, one write
+  // they all hear reads at most 2,000 items for that principal (50 at the bound would be 12,500), 1/30
+  // of its read bucket (60,000 a minute): its subscriptions can follow 30 such writes a minute before
+  // the quota refuses their events, and its own HTTP requests keep the rest.
+  maxHeldEventCost: 2_000,
 };
 
 /** The environment variables that override the defaults (positive integers; config.ts reads them). */
@@ -54,4 +67,5 @@ export const SUBSCRIPTION_VARIABLES = {
   SUBSCRIPTIONS_PER_CONNECTION: 'maxSubscriptionsPerConnection',
   SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL: 'maxConnectionsPerPrincipal',
   SUBSCRIPTION_BUFFER: 'maxBufferedEvents',
+  SUBSCRIPTION_HELD_EVENT_COST: 'maxHeldEventCost',
 } as const satisfies Record<string, keyof SubscriptionSettings>;

@@ -5,15 +5,17 @@
  *
  * Touches: customer profiles without a stats baseline (`statsBaseline`: every customer created since
  * the outbox has one, from its creation; see customer-stats.ts).
- * Rewrite: `SET orderCount, lifetimeCents, statsAsOf` from every summary of the customer (a page
- * reads them with one consistent Query per profile, `totalCents` and `placedAt` only, a few at a
- * time) and `statsSeq = eventSeq`, on condition that the profile's `eventSeq` is still the one it
- * was scanned with and it has no baseline yet. So:
- * - OrderPlaced events up to that sequence, whose orders are in the count, are never counted again
- *   by the relay, even those it has not reached yet (its condition is `statsSeq < :seq`);
- * - an order placed after the scan moves `eventSeq`: the condition fails, the profile is `skipped`
- *   and keeps the stats the relay keeps; `npm run migrate -- 0003 --force` counts it again;
- * - what the relay had counted is replaced by the count, which includes those orders.
+ * Rewrite: `SET orderCount, lifetimeCents, statsAsOf` from every summary of the customer that is not
+ * `statsPending` (a page reads them with one consistent Query per profile, a few at a time) and
+ * `statsSeq = eventSeq`, on condition that the profile has no baseline yet and that its `eventSeq`
+ * and its `orderCount` are still the ones it was scanned with. So:
+ * - legacy OrderPlaced events (the customer aggregate's) up to that sequence, whose orders are in the
+ *   count, are never counted again by the relay (its condition is `statsSeq < :seq`);
+ * - a pending order (one with its event, placed since orders are their own aggregate) is left to the
+ *   relay, which counts it exactly once whenever it meets it (its summary's mark); one the relay
+ *   counts between the scan and the rewrite moves `orderCount`: the condition fails, the profile is
+ *   `skipped` and keeps the stats the relay keeps; `npm run migrate -- 0003 --force` counts it again;
+ * - what the relay had counted of the other orders is replaced by the count, which includes them.
  */
 import type { Item, Table } from '../dynamo/table';
 import {
@@ -24,6 +26,7 @@ import {
   pkOf,
   sequenceOf,
   STATS_BASELINE,
+  STATS_PENDING,
   statsOf,
   type CustomerStats,
 } from '../model';
@@ -32,15 +35,19 @@ import { defineMigration } from './migration';
 /** Profiles whose summaries are read at once (the others of the page wait their turn). */
 const QUERY_CONCURRENCY = 8;
 
-/** Every summary of the customer at `pk` (`totalCents`, `placedAt`), strongly consistent, paged past 1 MB. */
+/** Every summary of the customer at `pk` that the relay does not count, strongly consistent, paged past 1 MB. */
 async function countOrders(table: Table, pk: string): Promise<CustomerStats> {
   const { items } = await table.queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :orders)',
     ExpressionAttributeValues: { ':pk': pk, ':orders': orderKeys.summaryPrefix() },
-    ProjectionExpression: 'totalCents, placedAt',
+    ProjectionExpression: `totalCents, placedAt, ${STATS_PENDING}`,
     ConsistentRead: true,
   });
-  return statsOf(items.map((summary) => ({ totalCents: Number(summary.totalCents), placedAt: String(summary.placedAt) })));
+  return statsOf(
+    items
+      .filter((summary) => summary[STATS_PENDING] === undefined)
+      .map((summary) => ({ totalCents: Number(summary.totalCents), placedAt: String(summary.placedAt) })),
+  );
 }
 
 export const migration = defineMigration<{ counts: Map<string, CustomerStats>; at: string }>({
@@ -67,14 +74,19 @@ export const migration = defineMigration<{ counts: Map<string, CustomerStats>; a
     if (!Number.isInteger(stats.lifetimeCents))
       return { unresolved: `customer ${pkOf(profile)} has an order summary without an integer totalCents` };
     const seq = sequenceOf(profile);
+    const count = typeof profile.orderCount === 'number' ? profile.orderCount : undefined;
     return {
       rewrite: {
         key: { PK: pkOf(profile), SK: String(profile.SK) },
         set: countedStats(stats, seq, at),
         condition: {
-          expression: `attribute_not_exists(#baseline) AND ${seq === 0 ? 'attribute_not_exists(#seq)' : '#seq = :seq'}`,
-          names: { '#seq': EVENT_SEQ, '#baseline': STATS_BASELINE },
-          ...(seq === 0 ? {} : { values: { ':seq': seq } }),
+          expression: [
+            'attribute_not_exists(#baseline)',
+            seq === 0 ? 'attribute_not_exists(#seq)' : '#seq = :seq',
+            count === undefined ? 'attribute_not_exists(#count)' : '#count = :count',
+          ].join(' AND '),
+          names: { '#seq': EVENT_SEQ, '#baseline': STATS_BASELINE, '#count': 'orderCount' },
+          values: { ...(seq === 0 ? {} : { ':seq': seq }), ...(count === undefined ? {} : { ':count': count }) },
         },
       },
     };

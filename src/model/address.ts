@@ -10,7 +10,7 @@
 import type { Item, Table, TransactAction } from '../dynamo/table';
 import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
-import { conflict } from './errors';
+import { conflict, unavailable } from './errors';
 import { checkKeyPart, checkText } from './keys';
 import { checkCustomerId, CUSTOMER_WRITE_ATTEMPTS, customerEvent, customerKeys, customerNotFound } from './customer';
 import { writeTransaction } from './guards';
@@ -87,7 +87,7 @@ export async function putAddress(table: Table, customerId: string, input: Addres
     if (outcome === 'committed') return address;
     profile = outcome.profile;
   }
-  throw conflict(`the addresses of customer ${id} are being changed concurrently; try again`);
+  throw unavailable('contention', `the addresses of customer ${id} are being changed concurrently; try again`);
 }
 
 /**
@@ -121,7 +121,7 @@ export async function removeAddress(table: Table, customerId: string, label: str
     if (outcome === 'committed') return true;
     profile = outcome.profile;
   }
-  throw conflict(`the addresses of customer ${id} are being changed concurrently; try again`);
+  throw unavailable('contention', `the addresses of customer ${id} are being changed concurrently; try again`);
 }
 
 /** The profile item, read strongly (its label set and sequence are what the transaction is conditioned on). */
@@ -132,8 +132,9 @@ function profileItem(table: Table, customerId: string): Promise<Item | undefined
 /**
  * Sends a transaction whose first action is the profile's conditioned Update: 'committed', or the
  * profile as it stood when its condition failed (undefined: it does not exist). Any other
- * cancellation (conflicts that outlasted writeTransaction's retries) returns `profile` unchanged,
- * to be tried again: a stale one fails its condition then. So a call reads the profile once.
+ * cancellation returns `profile` unchanged, to be tried again: a stale one fails its condition
+ * then. So a call reads the profile once. (Conflicts that outlast writeTransaction's budget are
+ * UNAVAILABLE, thrown through.)
  */
 async function profileTransaction(
   table: Table,

@@ -22,7 +22,7 @@ import { GSI1 } from '../dynamo/definition';
 import { setFields } from '../dynamo/update-expression';
 import type { EventActor, EventType } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep, type EventDraft } from './outbox';
-import { badInput, conflict, notFound } from './errors';
+import { badInput, conflict, notFound, unavailable } from './errors';
 import { checkId, checkText, newId, nowIso } from './keys';
 import { emailGuardItem, emailGuardKey } from './email';
 import { canonicalEmail } from './entity/parts';
@@ -194,7 +194,7 @@ export const CUSTOMER_WRITE_ATTEMPTS = 5;
  * read, and its CustomerUpdated event; an email change also moves the email guard and the GSI1 key
  * (conditioned on the email read). A concurrent write of the customer cancels it: the cancellation
  * returns the profile as it now stands (ALL_OLD), so it tries again from that without reading (a
- * few times at most, then CONFLICT). NOT_FOUND for a missing customer, CONFLICT for a taken email;
+ * few times at most, then UNAVAILABLE, retryable). NOT_FOUND for a missing customer, CONFLICT for a taken email;
  * nothing partial is written. Nothing to change (no field, or the values it already holds) writes
  * nothing and emits no event. Returns the stored result. Two requests.
  */
@@ -254,12 +254,12 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
       if (!reasons) throw error;
       if (moves && failedCondition(reasons[3])) throw emailTaken(next.email);
       // The profile changed since it was read: go on from what it holds now. Any other cancellation
-      // (conflicts that outlasted writeTransaction's retries) tries the same again: a stale root
-      // fails its condition and returns the current one. So the read above is the only read.
+      // tries the same again: a stale root fails its condition and returns the current one. So the
+      // read above is the only read. (Conflicts that outlast writeTransaction's budget are UNAVAILABLE.)
       if (failedCondition(reasons[0])) root = reasons[0]?.Item;
     }
   }
-  throw conflict(`customer ${customerId} is being changed concurrently; try again`);
+  throw unavailable('contention', `customer ${customerId} is being changed concurrently; try again`);
 }
 
 export function customerNotFound(customerId: string) {

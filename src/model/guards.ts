@@ -6,16 +6,19 @@
  *   events are) is a bug (DynamoDB would silently delete that item one day): refused with an Error;
  *   so is an item of an expiring entity put without it (it would never be deleted);
  * - an item whose keys no entity claims is a bug too.
- * `writeTransaction` also retries a transaction cancelled by a conflict with another one.
+ * `writeTransaction` also retries a transaction cancelled by a conflict with another one, for a
+ * bounded time, then answers UNAVAILABLE (`contention`).
  * For an Update the final item is not known before it is applied; its key and the values it sets
  * are checked, and DynamoDB enforces the rest.
  */
 import type { Item, Table, TransactAction, WriteGuard } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
 import { ENTITIES, entityOf } from './entities';
-import { badInput } from './errors';
+import { badInput, unavailable } from './errors';
 import { cancellationReasons, isTransactionConflict } from './transactions';
-import { backoffMs, sleep } from '../dynamo/backoff';
+import { conflictRetry } from '../dynamo/backoff';
+
+export { CONFLICT_BUDGET_MS, CONFLICT_MIN_ATTEMPTS } from '../dynamo/backoff';
 
 export const MAX_ITEM_BYTES = 400 * 1024;
 
@@ -105,26 +108,37 @@ export function guardActions(actions: readonly TransactAction[]): readonly Trans
   return actions;
 }
 
-const CONFLICT_ATTEMPTS = 6;
-
 /**
  * One guarded TransactWriteItems. A cancellation for `TransactionConflict` (another transaction
  * held one of the items; Amazon DynamoDB reports it, the SDK does not retry it) means nothing was
- * written, so the same transaction is sent again after a backoff, its conditions evaluated anew;
- * any other cancellation is the caller's to read.
+ * written, so the same transaction is sent again after a full-jitter backoff, its conditions
+ * evaluated anew, for `CONFLICT_BUDGET_MS` (src/dynamo/backoff.ts); then it is UNAVAILABLE (`contention`, retryable),
+ * never the engine's cancellation. Any other cancellation is the caller's to read.
  */
 export async function writeTransaction(table: Table, actions: readonly TransactAction[]): Promise<void> {
   const guarded = guardActions(actions);
-  for (let attempt = 1; ; attempt++) {
+  const retry = conflictRetry();
+  for (;;) {
     try {
       await table.transactWrite(guarded);
       return;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (!reasons || !isTransactionConflict(reasons) || attempt >= CONFLICT_ATTEMPTS) throw error;
-      await sleep(backoffMs(attempt));
+      if (!reasons || !isTransactionConflict(reasons)) throw error;
+      if (!(await retry.wait())) throw contended(error);
     }
   }
+}
+
+/**
+ * The retryable UNAVAILABLE of a write whose conflict retries ran out; the engine's cancellation
+ * stays its cause (for the log line), never the client's message.
+ */
+export function contended(
+  cancellation: unknown,
+  message = 'the write kept conflicting with concurrent writes of the same items; try again',
+) {
+  return Object.assign(unavailable('contention', message), { cause: cancellation });
 }
 
 /** One guarded UpdateItem. */

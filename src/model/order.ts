@@ -18,7 +18,7 @@
 import type { Item, Key, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
-import { badInput, conflict, notFound } from './errors';
+import { badInput, conflict, notFound, unavailable } from './errors';
 import { checkId } from './keys';
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
@@ -53,17 +53,17 @@ export const ORDER_PREFIX = orderHeaderEntity.templates.PK.prefix;
 export const ORDER_SK = orderHeaderEntity.templates.SK.text;
 export const LINE_PREFIX = orderLineEntity.templates.SK.prefix;
 /**
- * The actions of placeOrder's transaction (place-order.ts) that are not lines: the profile's
- * sequence Update (it replaced the customer ConditionCheck: one action per item), the idempotency
- * record, the summary, the header and the OrderPlaced event.
+ * The actions of placeOrder's transaction (place-order.ts) that are not lines: the idempotency
+ * record, the summary, the header and the OrderPlaced event (placeOrder checks that its
+ * transaction holds exactly these). No item of the customer: an order is its own aggregate.
  */
-export const ORDER_FIXED_ACTIONS = 5;
-/** The most lines placeOrder takes: the rest of DynamoDB's 100 actions (95 since the outbox event took one). */
+export const ORDER_FIXED_ACTIONS = 4;
+/** The most lines placeOrder takes: the rest of DynamoDB's 100 actions. */
 export const MAX_LINES = TRANSACTION_LIMIT - ORDER_FIXED_ACTIONS;
 /**
- * The most lines a STORED order holds: orders placed before the outbox event took an action could
- * hold 96 (TRANSACTION_LIMIT − 4), and they are still read. Every read bound (orderDetail, the SKU
- * index, the cost estimate's lines) uses this, never MAX_LINES.
+ * The most lines a STORED order holds: orders placed while the customer's sequence took an action
+ * hold at most 95, those from before the outbox 96 (TRANSACTION_LIMIT − 4), like new ones. Every
+ * read bound (orderDetail, the SKU index, the cost estimate's lines) uses this.
  */
 export const MAX_STORED_LINES = TRANSACTION_LIMIT - 4;
 
@@ -254,5 +254,5 @@ export async function updateOrderStatus(
       if (failedCondition(reasons[0])) item = reasons[0]?.Item;
     }
   }
-  throw conflict(`order ${orderId} is being changed concurrently; try again`);
+  throw unavailable('contention', `order ${orderId} is being changed concurrently; try again`);
 }

@@ -12,11 +12,13 @@
  * image of the root (no read of its own) and tries again with the next sequence. The event's own
  * Put is conditioned on `attribute_not_exists(PK)` as well, a second lock on the same invariant.
  *
- * Aggregates: Customer (CustomerCreated, CustomerUpdated, AddressPut, AddressRemoved, and
- * OrderPlaced: a per-customer consumer such as the order-count aggregate guards double counting by
- * the customer's sequence), Order (OrderStatusChanged, the order's own sequence) and Product
- * (ProductPut). The model never sees a token: callers pass the `EventActor` (resolvers map their
- * principal; internal writers pass SYSTEM_ACTOR).
+ * Aggregates: Customer (CustomerCreated, CustomerUpdated, AddressPut, AddressRemoved: the writes
+ * that change the profile anyway), Order (OrderPlaced, sequence 1, written with the header that
+ * holds it, then each OrderStatusChanged) and Product (ProductPut). An order is its own aggregate
+ * so that no item is written by every order of one customer: a sequence lives only on an item its
+ * writes already change. Orders placed before that design have their OrderPlaced in the customer's
+ * aggregate, and their status changes start at 1. The model never sees a token: callers pass the
+ * `EventActor` (resolvers map their principal; internal writers pass SYSTEM_ACTOR).
  */
 import type { Item, TransactAction } from '../dynamo/table';
 import { newId, nowIso } from './keys';

@@ -2,12 +2,15 @@
  * placeOrder: an order priced by the catalog, written whole or not at all.
  *
  * Two requests in two waves: `orderInputs` (one BatchGetItem of the order's distinct SKUs and the
- * customer's profile, ConsistentRead), then one TransactWriteItems holding the profile's sequence
- * Update (the customer must exist, and its `eventSeq` is still the one read), the idempotency
- * record (TTL), the summary, the header, the lines (with their SKU index keys) and the OrderPlaced
- * event of the customer aggregate (outbox.ts). The profile rides in the catalog read at no extra
- * request; a concurrent write of the customer cancels the transaction, whose ALL_OLD profile gives
- * the sequence to try again with (no read). A missing customer is NOT_FOUND after the read alone.
+ * customer's profile, ConsistentRead), then one TransactWriteItems of items that are all new: the
+ * idempotency record (TTL), the summary (marked `statsPending` until the relay counts it,
+ * customer-stats.ts), the header (holding the order aggregate's sequence), the lines (with their
+ * SKU index keys) and the OrderPlaced event, sequence 1 of the order's own aggregate (outbox.ts).
+ * No item of the customer is written: one customer's concurrent orders share no item, so they
+ * never conflict (the card's hot-key gotcha). The profile rides in the catalog read at no extra
+ * request, and a missing customer is NOT_FOUND after the read alone; customers are never deleted,
+ * so a profile read consistently stays there for the write.
+ *
  * The client sends SKUs and quantities only; each line's `unitPriceCents` and the order's
  * `totalCents` come from the catalog. An unknown or inactive SKU is BAD_USER_INPUT naming the line
  * (`input.lines[3].sku`) and writes nothing.
@@ -15,20 +18,23 @@
  * A price that changes between the read and the write: the price read is the price charged, as if
  * the order had been placed the instant before the change (and a product made inactive in between
  * is sold that once, likewise). There is deliberately no ConditionCheck on the products in the
- * transaction: each would take one of its 100 actions (an order of distinct SKUs could then hold
- * only 47 lines instead of 95), every price edit would cancel the checkouts in flight, and two
- * concurrent orders of one popular product would conflict with each other on its item.
+ * transaction: each would take one of its 100 actions, every price edit would cancel the checkouts
+ * in flight, and two concurrent orders of one popular product would conflict on its item.
  *
  * Idempotency: the key belongs to the customer (idempotency.ts), and the fingerprint covers the
  * customer, the SKUs and quantities of the lines and placedAt, not the prices, so a replay after
  * a price change (or after the product was made inactive) returns the original order, as charged.
+ * Two requests with one key racing: one commits; the other's transaction fails the record's
+ * condition (it returns the winner's record) or conflicts on it (it reads the record).
  */
 import type { Item, Table, TransactAction } from '../dynamo/table';
+import { conflictRetry } from '../dynamo/backoff';
 import { badInput, conflict, type DomainError } from './errors';
 import { checkTimestamp, newId, nowIso } from './keys';
-import { checkCustomerId, customerEvent, customerKeys, customerNotFound } from './customer';
+import { checkCustomerId, customerKeys, customerNotFound } from './customer';
 import type { EventActor } from './events';
-import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
+import { EVENT_SEQ, eventPut, outboxEvent } from './outbox';
+import { pendingStats } from './customer-stats';
 import { pattern } from './declare';
 import {
   checkIdempotencyKey,
@@ -41,11 +47,20 @@ import {
   idempotencyToItem,
   type IdempotencyRecord,
 } from './idempotency';
-import { writeTransaction } from './guards';
-import { cancellationReasons, failedCondition } from './transactions';
+import { contended, guardActions } from './guards';
+import { cancellationReasons, failedCondition, isTransactionConflict } from './transactions';
 import { checkSku } from './sku-index';
 import { productFromItem, productKeys, type ProductRecord } from './product';
-import { headerToItem, indexedLineToItem, MAX_LINES, orderDetail, summaryToItem, type OrderLineRecord, type OrderRecord } from './order';
+import {
+  headerToItem,
+  indexedLineToItem,
+  MAX_LINES,
+  ORDER_FIXED_ACTIONS,
+  orderDetail,
+  summaryToItem,
+  type OrderLineRecord,
+  type OrderRecord,
+} from './order';
 
 const INT_MAX = 2_147_483_647;
 const QUANTITY_MAX = 100_000;
@@ -104,7 +119,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
     placedAt: requestedAt ?? null,
   });
 
-  // Wave 1: the current prices and the customer's profile (its sequence), consistent.
+  // Wave 1: the current prices and the customer's profile (whether it exists), consistent.
   const { catalog, profile } = await orderInputs(
     table,
     customerId,
@@ -134,7 +149,20 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
     lines,
   };
   const now = epochSeconds();
-  const orderItems: TransactAction[] = [
+  // The order is the aggregate of its own events: OrderPlaced is its sequence 1, held by the header
+  // it creates; a status change continues from there (order.ts). No item of the customer is written.
+  const event = outboxEvent(
+    {
+      eventType: 'OrderPlaced',
+      aggregateType: 'Order',
+      aggregateId: order.id,
+      customerId,
+      payload: { orderId: order.id, status: order.status, totalCents, lineCount: order.lineCount, placedAt: order.placedAt },
+    },
+    1,
+    actor,
+  );
+  const actions = guardActions([
     {
       Put: {
         Item: idempotencyToItem({ customerId, key, orderId: order.id, fingerprint: digest, expiresAt: now + IDEMPOTENCY_TTL_SECONDS }),
@@ -143,56 +171,50 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { Put: { Item: summaryToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: headerToItem(order), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: pendingStats(summaryToItem(order)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...headerToItem(order), [EVENT_SEQ]: event.sequence }, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
-  ];
-  const payload = { orderId: order.id, status: order.status, totalCents, lineCount: order.lineCount, placedAt: order.placedAt };
-  // Wave 2: the transaction (again, from the profile's ALL_OLD, when another write of the customer came first).
-  let root: Item | undefined = profile;
-  for (let attempt = 0; attempt < ORDER_ATTEMPTS; attempt++) {
-    if (!root) throw customerNotFound(customerId);
-    const step = sequenceStep(sequenceOf(root));
-    const event = outboxEvent(customerEvent('OrderPlaced', customerId, payload), step.values[':seq'] as number, actor);
-    const actions: TransactAction[] = [
-      {
-        Update: {
-          Key: customerKeys.profile(customerId),
-          UpdateExpression: `SET ${step.set}`,
-          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
-          ExpressionAttributeValues: step.values,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      ...orderItems,
-      eventPut(event),
-    ];
+    eventPut(event),
+  ]);
+  if (actions.length !== ORDER_FIXED_ACTIONS + lines.length)
+    throw new Error('placeOrder writes ORDER_FIXED_ACTIONS items besides its lines');
+  // Wave 2: the transaction. Every item in it is new, so the only item another request can hold
+  // is the idempotency record: a request with the same key in flight. Then its record answers
+  // (one GetItem) rather than this whole transaction sent again.
+  const retry = conflictRetry();
+  let peeks = 0;
+  for (;;) {
     try {
-      await writeTransaction(table, actions);
+      await table.transactWrite(actions);
       return order;
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
-      const held = failedCondition(reasons[1]) && reasons[1]?.Item ? idempotencyFromItem(reasons[1].Item, now) : undefined;
+      const claim = reasons[0];
+      const held = failedCondition(claim) && claim?.Item ? idempotencyFromItem(claim.Item, now) : undefined;
       if (held) return heldOrder(table, held, digest);
-      if (!failedCondition(reasons[0])) throw error;
-      root = reasons[0]?.Item;
+      if (!isTransactionConflict(reasons)) throw error;
+      if (claim?.Code === 'TransactionConflict' && peeks < IDEMPOTENCY_PEEKS) {
+        peeks++;
+        const record = await idempotencyRecord(table, customerId, key);
+        if (record) return heldOrder(table, record, digest);
+      }
+      if (!(await retry.wait()))
+        throw contended(error, 'the order met concurrent writes and was not placed; send it again with the same idempotencyKey');
     }
   }
-  throw conflict(`customer ${customerId} is being changed concurrently; try again`);
 }
 
 /**
- * How many times placeOrder sends its transaction when other writes of the customer move its
- * sequence first (each retry costs one request and no read). Concurrent orders of one customer
- * (other keys) serialise on the profile's sequence: the last of n racing ones needs n attempts.
+ * Reads of the idempotency record that a conflicted placeOrder makes at most (a request with the
+ * same key held it): src/cost.ts charges them.
  */
-const ORDER_ATTEMPTS = 8;
+export const IDEMPOTENCY_PEEKS = 2;
 
 /**
- * orderInputs: the current products of the order's distinct SKUs and the customer's profile (for
- * its `eventSeq`, and whether it exists), in ONE BatchGetItem with ConsistentRead: a price just
- * changed is the price read. At most MAX_LINES + 1 = 96 keys, one call.
+ * orderInputs: the current products of the order's distinct SKUs and the customer's profile
+ * (whether it exists), in ONE BatchGetItem with ConsistentRead: a price just
+ * changed is the price read. At most MAX_LINES + 1 = 97 keys, one call.
  */
 export const orderInputs = pattern(
   {
@@ -201,7 +223,7 @@ export const orderInputs = pattern(
     index: 'table',
     operation: 'BatchGetItem',
     keyCondition:
-      'PK = CATALOG, SK = PRODUCT#<sku> for the distinct SKUs of one order, and PK = CUSTOMER#<id>, SK = PROFILE; ConsistentRead (wave 1 of 2, then the transaction)',
+      'PK = CATALOG, SK = PRODUCT#<sku> for the distinct SKUs of one order, and PK = CUSTOMER#<id>, SK = PROFILE (that the customer exists); ConsistentRead (wave 1 of 2, then the transaction)',
     order: '—',
     bound: (_table, _customerId, skus) => new Set(skus).size + 1,
     boundDoc: `the distinct SKUs and the profile (≤ ${MAX_LINES} + 1: one call)`,

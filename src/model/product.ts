@@ -15,7 +15,7 @@
  */
 import type { Item, Key, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
-import { badInput, conflict } from './errors';
+import { badInput, unavailable } from './errors';
 import type { EventActor } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { cancellationReasons, failedCondition } from './transactions';
@@ -236,5 +236,5 @@ export async function putProduct(table: Table, input: ProductInput, actor: Event
       if (failedCondition(reasons[0])) stored = reasons[0]?.Item;
     }
   }
-  throw conflict(`product ${checked.sku} is being changed concurrently; try again`);
+  throw unavailable('contention', `product ${checked.sku} is being changed concurrently; try again`);
 }

@@ -4,10 +4,11 @@
  * (src/schema/access.ts) decides, then starts it. The root value is the websocket connection
  * (src/events/live.ts), so these run only on the long-running server.
  *
- * The order events' payloads (what the outbox records): OrderPlaced is a Customer-aggregate event
- * (src/model/place-order.ts: `{ orderId, status, totalCents, lineCount, placedAt }`);
- * OrderStatusChanged is the order's own, `aggregateId` the order id (src/model/order.ts:
- * `{ orderId, from, to }`).
+ * The order events' payloads (what the outbox records), both of the order's own aggregate
+ * (`aggregateId` the order id): OrderPlaced, sequence 1 (src/model/place-order.ts:
+ * `{ orderId, status, totalCents, lineCount, placedAt }`), and OrderStatusChanged
+ * (src/model/order.ts: `{ orderId, from, to }`). An OrderPlaced from before orders were their own
+ * aggregate is the customer's, and names its order in the payload only.
  */
 import type { OrderEventResolvers, SubscriptionResolvers } from './types.generated';
 import { checkOrderId, notFound, ORDER_STATUSES, type OrderStatus, type OutboxEvent } from '../model';
@@ -77,6 +78,6 @@ export const OrderEvent: OrderEventResolvers = {
   },
   previousStatus: (event) => (event.eventType === 'OrderStatusChanged' ? statusOf(event.payload.from) : null),
   totalCents: (event) => (typeof event.payload.totalCents === 'number' ? event.payload.totalCents : null),
-  // The websocket server gives every event fresh loaders (src/websocket.ts), so this reads the order now.
+  // Every event gets fresh loaders, paid for before it executes (src/live-operations.ts), so this reads the order now.
   order: (event, _args, ctx) => ctx.loaders.ordersStrongly.load(orderIdOf(event) as string),
 };

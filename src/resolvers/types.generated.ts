@@ -177,7 +177,7 @@ export type OrderEvent = {
   orderId: Scalars['ID']['output'];
   /** The status before the change; null for OrderPlaced. */
   previousStatus: Maybe<OrderStatus>;
-  /** Dense per aggregate: an OrderStatusChanged counts its order's events, an OrderPlaced its customer's. */
+  /** Dense per order: its OrderPlaced is 1, each status change the next (orders placed before orders were their own aggregate: their changes start at 1). */
   sequence: Scalars['Int']['output'];
   /** The order's status after the change. */
   status: OrderStatus;
@@ -347,14 +347,18 @@ export type QueryProductsArgs = {
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
  * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
- * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * each order (its placement, then its moves), not across orders, each once
  * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * Paid before read, from the caller's read quota (HTTP's): the start, then each event by its
+ * selection's cost (at most 250 an event; more is GRAPHQL_VALIDATION_FAILED); past the quota
+ * RATE_LIMITED, and an event refused so ends the subscription. A caller's open subscriptions
+ * together may cost at most 2,000 an event by default (one more: TOO_MANY_SUBSCRIPTIONS).
  */
 export type Subscription = {
   __typename?: 'Subscription';
   /** The caller's own orders' events (placed, status changed): a customer hears only its own. */
   myOrderEvents: OrderEvent;
-  /** The events of one order: its placement and every status change. Staff: any order; a customer: its own (another's is NOT_FOUND, as a missing one). */
+  /** The events of one order: its placement and every status change. Staff: any order; a customer: its own (another's is NOT_FOUND, as a missing one). Starting reads the order (header and lines): that cost is taken from the read quota first, so a spent quota answers RATE_LIMITED whatever the id. */
   orderUpdated: OrderEvent;
   /** Staff only: every order entering this status (placed in it, or moved to it). */
   ordersByStatusEvents: OrderEvent;
@@ -365,8 +369,12 @@ export type Subscription = {
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
  * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
- * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * each order (its placement, then its moves), not across orders, each once
  * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * Paid before read, from the caller's read quota (HTTP's): the start, then each event by its
+ * selection's cost (at most 250 an event; more is GRAPHQL_VALIDATION_FAILED); past the quota
+ * RATE_LIMITED, and an event refused so ends the subscription. A caller's open subscriptions
+ * together may cost at most 2,000 an event by default (one more: TOO_MANY_SUBSCRIPTIONS).
  */
 export type SubscriptionOrderUpdatedArgs = {
   id: Scalars['ID']['input'];
@@ -377,8 +385,12 @@ export type SubscriptionOrderUpdatedArgs = {
  * Live updates, over WebSocket only (the graphql-transport-ws protocol of graphql-ws, at the same
  * URL as HTTP: ws://host/graphql), on the long-running server; not on Lambda. Sign in with
  * connection_init's payload { Authorization: "Bearer <token>" }. Events come in commit order within
- * each aggregate (an order's moves; a customer's placements), not across them, each once
+ * each order (its placement, then its moves), not across orders, each once
  * (de-duplicated by eventId); a subscriber that cannot keep up is disconnected (close 1013).
+ * Paid before read, from the caller's read quota (HTTP's): the start, then each event by its
+ * selection's cost (at most 250 an event; more is GRAPHQL_VALIDATION_FAILED); past the quota
+ * RATE_LIMITED, and an event refused so ends the subscription. A caller's open subscriptions
+ * together may cost at most 2,000 an event by default (one more: TOO_MANY_SUBSCRIPTIONS).
  */
 export type SubscriptionOrdersByStatusEventsArgs = {
   status: OrderStatus;

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { buildSchema as buildSdl, findBreakingChanges, printSchema, type GraphQLInterfaceType, type GraphQLObjectType } from 'graphql';
+import {
+  buildSchema as buildSdl,
+  findBreakingChanges,
+  printSchema,
+  type GraphQLInputObjectType,
+  type GraphQLInterfaceType,
+  type GraphQLObjectType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../src/schema';
+import { MAX_LINES } from '../../src/model';
 
 const served = buildSchema();
 
@@ -33,6 +41,12 @@ describe('the GraphQL contract', () => {
       'hasPreviousPage: Boolean!',
       'startCursor: String',
     ]);
+  });
+
+  it('documents the line bound the server enforces (MAX_LINES)', () => {
+    const lines = (served.getType('PlaceOrderInput') as GraphQLInputObjectType).getFields().lines!;
+    expect(lines.description).toContain(`At most ${MAX_LINES} lines`);
+    expect(lines.description?.match(/\d+/g)).toEqual([String(MAX_LINES)]); // no other figure to contradict it
   });
 
   it('would notice a breaking change (the check is not vacuous)', () => {

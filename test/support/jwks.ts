@@ -2,8 +2,8 @@
  * An identity provider for tests, shaped like Amazon Cognito: signing keys (RS256 or ES256, each
  * with a `kid`), a JWKS served over real HTTP on a free loopback port (what `AUTH_JWKS_URL`
  * points at), and tokens with Cognito's claims (`sub`, `custom:customerId`, `cognito:groups`,
- * `iss`, `aud`, `exp`). The served key set can be changed while it runs (key rotation), and the
- * server counts how often it was fetched.
+ * `iss`, `aud`, `exp`). The served key set can be changed while it runs (key rotation), it can be
+ * made to fail (an outage of the identity provider), and the server counts how often it was fetched.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +54,12 @@ export interface TestIdentityProvider {
   audience: string;
   /** What the JWKS answers from now on. */
   serve(...keys: SigningKey[]): void;
-  /** How many times the JWKS was fetched. */
+  /**
+   * From now on the JWKS fails (undefined: it works again): `status` answers HTTP 503, `garbage`
+   * answers 200 with a body that is not JSON, `reset` drops the connection without an answer.
+   */
+  fail(how: 'status' | 'garbage' | 'reset' | undefined): void;
+  /** How many times the JWKS was fetched (failed fetches included). */
   fetches(): number;
   sign(key: SigningKey, claims: JWTPayload, options?: SignOptions): Promise<string>;
   /** The environment a server or Lambda reads (src/config.ts). */
@@ -65,6 +70,7 @@ export interface TestIdentityProvider {
 export async function startIdentityProvider(...keys: SigningKey[]): Promise<TestIdentityProvider> {
   let served = keys;
   let fetches = 0;
+  let failing: 'status' | 'garbage' | 'reset' | undefined;
   const server: Server = createServer((req, res) => {
     if (req.url !== '/.well-known/jwks.json') {
       res.statusCode = 404;
@@ -72,6 +78,12 @@ export async function startIdentityProvider(...keys: SigningKey[]): Promise<Test
       return;
     }
     fetches++;
+    if (failing === 'reset') return void req.socket.destroy();
+    if (failing === 'status') {
+      res.statusCode = 503;
+      return void res.end('upstream identity service down at 10.0.0.7:8443');
+    }
+    if (failing === 'garbage') return void res.end('<html>maintenance</html>');
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ keys: served.map((key) => key.jwk) }));
   });
@@ -84,6 +96,9 @@ export async function startIdentityProvider(...keys: SigningKey[]): Promise<Test
     audience: TEST_AUDIENCE,
     serve(...next) {
       served = next;
+    },
+    fail(how) {
+      failing = how;
     },
     fetches: () => fetches,
     sign(key, claims, options = {}) {

@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/server';
 import { bearer, testAuthenticator, tokens } from './auth';
 import type { Authenticate } from '../../src/auth';
 import type { QuotaSettings } from '../../src/limits';
+import type { Quotas } from '../../src/quotas';
 import type { TrustedDocuments } from '../../src/documents';
 import type { EventHub } from '../../src/events/hub';
 import type { SubscriptionSettings } from '../../src/events/live';
@@ -87,6 +88,8 @@ export interface StackOptions {
    * many operations as one staff token are not throttled; quota tests pass small ones.
    */
   quotas?: Partial<QuotaSettings>;
+  /** The quota buckets themselves (`createQuotas(settings, { now })`: a test's own clock); made from `quotas` when absent. */
+  buckets?: Quotas;
   /** A trusted-documents manifest (src/documents.ts). */
   trustedDocuments?: TrustedDocuments;
   /** Live updates' limits (src/events/live.ts). */
@@ -131,6 +134,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     introspectionInProduction: options.introspectionInProduction ?? false,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     quotas: options.quotas ?? { readsPerMinute: 1e12, writesPerMinute: 1e12 },
+    ...(options.buckets ? { buckets: options.buckets } : {}),
     ...(options.trustedDocuments ? { trustedDocuments: options.trustedDocuments } : {}),
     ...(options.subscriptions ? { subscriptions: options.subscriptions } : {}),
     ...(options.stopGracePeriodMillis !== undefined ? { stopGracePeriodMillis: options.stopGracePeriodMillis } : {}),

@@ -66,11 +66,12 @@ export interface CustomerStats {
 }
 
 /**
- * `stats` when the profile item carries them (`statsSeq` is set by the first order counted);
- * absent otherwise: a customer with no order counted yet, or a GSI1 copy (INCLUDE does not project them).
+ * `stats` when the profile item carries them (`orderCount` is set by the first order counted, or
+ * by a count from the summaries); absent otherwise: a customer with no order counted yet, or a GSI1
+ * copy (INCLUDE does not project them).
  */
 function statsPart(item: Item): { stats?: CustomerStats } {
-  if (typeof item.statsSeq !== 'number') return {};
+  if (typeof item.orderCount !== 'number') return {};
   const count = item.orderCount;
   const cents = item.lifetimeCents;
   return {
