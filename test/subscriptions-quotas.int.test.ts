@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
 import { tokens } from './support/auth';
 import { World, type CustomerFixture } from './support/fixtures';
-import { connect, estimateOf, listening, subscribe, until, type LiveConnection } from './support/live';
-import { newId, type OutboxEvent } from '../src/model';
+import { connect, estimateOf, listening, movedEvent, subscribe, until, type LiveConnection } from './support/live';
+import { newId } from '../src/model';
 import { createQuotas } from '../src/quotas';
 import { LIMITS } from '../src/limits';
 import { SUBSCRIPTION_DEFAULTS } from '../src/events/live';
@@ -23,20 +23,7 @@ const SCREEN =
 const WALK = 'subscription { myOrderEvents { order { customer { orders(first: 98) { nodes { lines { sku } } } } } } }';
 const READING = 'subscription($id: ID!) { orderUpdated(id: $id) { eventId order { id lines { lineNo } } } }';
 
-let seq = 1_000;
-function moved(customerId: string, orderId: string): OutboxEvent {
-  return {
-    eventId: newId(),
-    eventType: 'OrderStatusChanged',
-    aggregateType: 'Order',
-    aggregateId: orderId,
-    sequence: ++seq,
-    customerId,
-    payload: { orderId, from: 'PENDING', to: 'PAID' },
-    occurredAt: new Date().toISOString(),
-    actor: { kind: 'staff', subject: 'test' },
-  };
-}
+const moved = (customerId: string, orderId: string) => movedEvent(customerId, orderId);
 
 const connections: LiveConnection[] = [];
 function open(stack: Stack, token: string): LiveConnection {

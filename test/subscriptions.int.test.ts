@@ -5,15 +5,17 @@
  */
 import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
-import { createClient, type Client } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
+import * as live from './support/live';
+import { movedEvent, placedEvent, subscribe, until, type LiveConnection, type LiveSubscription } from './support/live';
 import { issuerDir, tokens } from './support/auth';
 import { devClaims } from '../src/auth/dev-issuer';
 import { readConfig } from '../src/config';
 import { trustedDocuments } from '../src/documents';
 import { World, type CustomerFixture } from './support/fixtures';
-import { newId, type OutboxEvent } from '../src/model';
+import { newId } from '../src/model';
 import { createApollo } from '../src/server';
 import { createContext } from '../src/context';
 import { testAuthenticator } from './support/auth';
@@ -38,93 +40,15 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const wsUrl = (s: Stack = stack) => s.server.url.replace(/^http/, 'ws');
-
-interface Connection {
-  client: Client;
-  closed: Promise<{ code: number; reason: string }>;
+/** A connection of `s` (this suite's stack by default), disposed after the suite. */
+function connect(token: string | undefined, s: Stack = stack): LiveConnection {
+  const connection = live.connect(s, token);
+  clients.push(connection.client);
+  return connection;
 }
-
-function connect(token: string | undefined, s: Stack = stack): Connection {
-  let onClosed!: (event: { code: number; reason: string }) => void;
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => (onClosed = resolve));
-  const client = createClient({
-    url: wsUrl(s),
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-    connectionParams: token === undefined ? {} : { Authorization: `Bearer ${token}` },
-    on: { closed: (event) => onClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }) },
-  });
-  clients.push(client);
-  return { client, closed };
-}
-
-interface Subscription {
-  events: any[];
-  errors: any[];
-  done: Promise<void>;
-  stop(): void;
-}
-
-function subscribe(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription {
-  const events: any[] = [];
-  const errors: any[] = [];
-  let stop!: () => void;
-  const done = new Promise<void>((resolve) => {
-    stop = client.subscribe(
-      { query, variables },
-      {
-        next: (result) => (result.errors ? errors.push(...result.errors) : events.push(result.data)),
-        error: (error) => {
-          errors.push(...(Array.isArray(error) ? error : [error]));
-          resolve();
-        },
-        complete: () => resolve(),
-      },
-    );
-  });
-  return { events, errors, done, stop };
-}
-
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Waits until the hub has `n` listeners (subscriptions started on the server). */
-const listening = (n: number, s: Stack = stack) => until(() => s.hub.stats().listeners === n, `${n} listeners`);
-
-let seq = 100;
-function placed(customerId: string, orderId: string, totalCents = 1234): OutboxEvent {
-  return {
-    eventId: newId(),
-    eventType: 'OrderPlaced',
-    aggregateType: 'Customer',
-    aggregateId: customerId,
-    sequence: ++seq,
-    customerId,
-    payload: { orderId, status: 'PENDING', totalCents, lineCount: 1, placedAt: new Date().toISOString() },
-    occurredAt: new Date().toISOString(),
-    actor: { kind: 'customer', subject: 'test' },
-  };
-}
-function moved(customerId: string, orderId: string, previousStatus: string, status: string): OutboxEvent {
-  return {
-    eventId: newId(),
-    eventType: 'OrderStatusChanged',
-    aggregateType: 'Order',
-    aggregateId: orderId,
-    sequence: ++seq,
-    customerId,
-    payload: { orderId, from: previousStatus, to: status },
-    occurredAt: new Date().toISOString(),
-    actor: { kind: 'staff', subject: 'test' },
-  };
-}
+const listening = (n: number, s: Stack = stack) => live.listening(s, n);
+const placed = placedEvent;
+const moved = movedEvent;
 
 const FIELDS = 'eventId type sequence orderId customerId status previousStatus totalCents';
 
@@ -157,7 +81,7 @@ describe('subscriptions over graphql-ws', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 100)); // nothing more arrives
 
-    const ids = (sub: Subscription, field: string) => sub.events.map((data) => data[field].eventId);
+    const ids = (sub: LiveSubscription, field: string) => sub.events.map((data) => data[field].eventId);
     expect(ids(mineA, 'myOrderEvents')).toEqual([events[0]!.eventId, events[1]!.eventId, events[3]!.eventId]);
     expect(ids(mineB, 'myOrderEvents')).toEqual([events[2]!.eventId]);
     expect(ids(paid, 'ordersByStatusEvents')).toEqual([events[1]!.eventId, events[2]!.eventId]);
@@ -265,7 +189,7 @@ describe('subscriptions over graphql-ws', () => {
   it('refuses a websocket from a browser origin that CORS refuses', async () => {
     const status = (origin: string) =>
       new Promise<number>((resolve) => {
-        const socket = new WebSocket(wsUrl(), 'graphql-transport-ws', { origin });
+        const socket = new WebSocket(stack.server.url.replace(/^http/, 'ws'), 'graphql-transport-ws', { origin });
         socket.once('open', () => {
           socket.close();
           resolve(101);
@@ -338,7 +262,7 @@ describe('trusted documents', () => {
       await text.done;
       expect(text.errors).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED' } })]);
 
-      const byHash: Subscription = { events: [], errors: [], done: Promise.resolve(), stop: () => {} };
+      const byHash: LiveSubscription = { events: [], errors: [], done: Promise.resolve(), stop: () => {} };
       byHash.stop = connection.client.subscribe(
         { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } },
         { next: (result) => byHash.events.push(result.data), error: (error) => byHash.errors.push(error), complete: () => {} },

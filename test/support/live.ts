@@ -9,6 +9,7 @@ import { getOperationAST, parse } from 'graphql';
 import { estimateOperation, type OperationEstimate } from '../../src/cost';
 import { buildSchema } from '../../src/schema';
 import type { Stack } from './stack';
+import { newId, type OutboxEvent } from '../../src/model';
 
 const schema = buildSchema();
 
@@ -23,8 +24,8 @@ export interface LiveConnection {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-/** A lazy graphql-ws client of `stack` signed in with `token`; the caller disposes it. */
-export function connect(stack: Stack, token: string): LiveConnection {
+/** A lazy graphql-ws client of `stack` signed in with `token` (none: anonymous); the caller disposes it. */
+export function connect(stack: Stack, token: string | undefined): LiveConnection {
   let onClosed!: (event: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => (onClosed = resolve));
   const client = createClient({
@@ -32,7 +33,7 @@ export function connect(stack: Stack, token: string): LiveConnection {
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     lazy: true,
-    connectionParams: { Authorization: `Bearer ${token}` },
+    connectionParams: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     on: { closed: (event) => onClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }) },
   });
   return { client, closed };
@@ -77,3 +78,34 @@ export async function until(check: () => boolean, what: string, ms = 10_000): Pr
 
 /** Waits until the hub has `n` listeners (subscriptions started on the server). */
 export const listening = (stack: Stack, n: number) => until(() => stack.hub.stats().listeners === n, `${n} listeners`);
+
+let sequence = 1;
+/** An OrderPlaced as the relay publishes it: the order's own aggregate, its sequence 1. */
+export function placedEvent(customerId: string, orderId: string, totalCents = 1234): OutboxEvent {
+  return {
+    eventId: newId(),
+    eventType: 'OrderPlaced',
+    aggregateType: 'Order',
+    aggregateId: orderId,
+    sequence: 1,
+    customerId,
+    payload: { orderId, status: 'PENDING', totalCents, lineCount: 1, placedAt: new Date().toISOString() },
+    occurredAt: new Date().toISOString(),
+    actor: { kind: 'customer', subject: 'test' },
+  };
+}
+
+/** An OrderStatusChanged as the relay publishes it (a sequence after the order's placement). */
+export function movedEvent(customerId: string, orderId: string, from = 'PENDING', to = 'PAID'): OutboxEvent {
+  return {
+    eventId: newId(),
+    eventType: 'OrderStatusChanged',
+    aggregateType: 'Order',
+    aggregateId: orderId,
+    sequence: ++sequence,
+    customerId,
+    payload: { orderId, from, to },
+    occurredAt: new Date().toISOString(),
+    actor: { kind: 'staff', subject: 'test' },
+  };
+}
