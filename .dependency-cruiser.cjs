@@ -1,21 +1,56 @@
 /**
- * The import direction of src/, as a rule (`npm run lint`, dependency-cruiser). The layers, top down:
+ * The import direction of src/, written per folder (`npm run lint`, dependency-cruiser): each room
+ * lists the rooms it may import, and nothing else in src. The layers, top down:
  *
- *   entry points   src/main.ts, src/lambda.ts, src/scripts/, src/cli/       (nothing imports them)
- *   app            src/server.ts, context, plugins, limits, cost, quotas, documents, cors, ...
- *   schema         src/schema     (the SDL and who may use each field; assembles the resolvers)
- *   resolvers      src/resolvers  (thin; no DynamoDB)
- *   loaders        src/loaders    (per-request batching and caching)
- *   model          src/model      (entities, keys, access patterns; no GraphQL)
- *   dynamo         src/dynamo     (the SDK client, the metered Table, the table definition)
+ *   entry      src/entry: the Lambda handlers and src/entry/cli (npm start, engine, relay, ...)
+ *   boot       configuration (the one reader of the environment), the DynamoDB client, the logger
+ *   http       the HTTP server, Apollo, its plugins, the compiled executor
+ *   live       graphql-ws subscriptions, paid before they read
+ *   admission  what decides before anything executes: documents, sign-in, CORS, cost, limits, quotas
+ *   errors     what a client sees of an error, on every transport
+ *   schema     the SDL and who may use each field; assembles the resolvers
+ *   resolvers  thin; never DynamoDB
+ *   request    one operation's context (principal, metered table, loaders) and its estimate
+ *   loaders    per-request batching
+ *   hub        the in-process event hub subscriptions listen on
+ *   model      entities, keys, access patterns, the error registry; no GraphQL
+ *   dynamo     the SDK client, the metered Table (the one I/O seam), AWS errors recognised
  *
- * Beside them: src/auth (tokens and principals: imports nothing but src/config.ts), src/engine (the
- * embedded DynamoDB engine: imports nothing from the app; it is the server side of the wire),
- * src/tools and src/migrations (operational libraries over model and dynamo, never the GraphQL side).
- * Type-only imports count: a type cycle is still a cycle.
+ * Beside them: auth (tokens into principals: imports nothing of src), engine (the embedded DynamoDB:
+ * imports nothing of src), relay (the outbox relay: model and dynamo only, so Lambda bundles it
+ * without the GraphQL side), ops (seed, doctor, migrations: over model and dynamo), dev (the
+ * explorer). Type-only imports count: a type cycle is still a cycle.
  */
-const APP = '^src/(server|execution|websocket|live-operations|context|plugins|limits|cost|quotas|documents|cors|logger)[.]ts$';
-const ENTRY = '^src/(scripts|cli)/|^src/(main|lambda|lambda-relay)[.]ts$';
+const ROOMS = {
+  entry: ['*'],
+  boot: ['admission', 'auth', 'dynamo', 'engine', 'errors', 'http', 'hub', 'model', 'relay', 'request'],
+  http: ['admission', 'auth', 'dev', 'dynamo', 'errors', 'hub', 'live', 'loaders', 'model', 'request', 'schema'],
+  live: ['admission', 'auth', 'dynamo', 'errors', 'hub', 'loaders', 'model', 'request'],
+  admission: ['auth', 'dynamo', 'errors', 'model', 'request'],
+  errors: ['dynamo', 'model'],
+  schema: ['auth', 'hub', 'model', 'request', 'resolvers'],
+  resolvers: ['auth', 'hub', 'loaders', 'model', 'request'],
+  request: ['auth', 'dynamo', 'loaders', 'model'],
+  loaders: ['dynamo', 'model'],
+  hub: ['model'],
+  model: ['dynamo'],
+  dynamo: [],
+  auth: [],
+  engine: [],
+  relay: ['dynamo', 'model'],
+  ops: ['boot', 'dynamo', 'engine', 'model'],
+  dev: ['auth', 'dynamo', 'model', 'request'],
+};
+
+const roomRules = Object.entries(ROOMS)
+  .filter(([, allowed]) => !allowed.includes('*'))
+  .map(([room, allowed]) => ({
+    name: `${room}-imports-only-${allowed.length ? allowed.join('-') : 'itself'}`,
+    severity: 'error',
+    comment: `src/${room} imports only ${allowed.length ? allowed.map((r) => `src/${r}`).join(', ') : 'itself'} (see the layers above).`,
+    from: { path: `^src/${room}/` },
+    to: { path: '^src/', pathNot: `^src/(${[room, ...allowed].join('|')})/` },
+  }));
 
 module.exports = {
   forbidden: [
@@ -27,12 +62,13 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'resolvers-not-dynamo',
+      name: 'rooms-only',
       severity: 'error',
-      comment: 'Resolvers reach data through loaders and the model, never the Table or the engine.',
-      from: { path: '^src/resolvers/' },
-      to: { path: ['^src/(dynamo|engine|tools|migrations|schema)/', ENTRY] },
+      comment: 'Every source file lives in a room (a folder of src/ named in ROOMS): no loose files at the root.',
+      from: { path: '^src/[^/]+$' },
+      to: {},
     },
+    ...roomRules,
     {
       name: 'model-not-graphql',
       severity: 'error',
@@ -41,76 +77,11 @@ module.exports = {
       to: { path: '(^|/)node_modules/(graphql|@graphql-tools/[^/]+|@apollo/[^/]+|dataloader)/' },
     },
     {
-      name: 'model-only-dynamo',
-      severity: 'error',
-      comment: 'The model imports only itself and src/dynamo (its settings are handed to it, never read from src/config.ts).',
-      from: { path: '^src/model/' },
-      to: { path: '^src/', pathNot: '^src/(model|dynamo)/' },
-    },
-    {
-      name: 'hub-only-model',
-      comment:
-        'The event hub (src/events/hub.ts, stream.ts, live.ts) imports only itself and the model: the app, the schema, resolvers and the relay import it, never the other way round.',
-      severity: 'error',
-      from: { path: '^src/events/(hub|stream|live)[.]ts$' },
-      to: { path: '^src/', pathNot: ['^src/events/(hub|stream|live)[.]ts$', '^src/model/'] },
-    },
-    {
-      name: 'relay-not-graphql-side',
-      severity: 'error',
-      comment:
-        'The outbox relay (src/events/ but the hub) reads the stream and the table and publishes through a Publisher: never the GraphQL side, the app, the embedded engine, nor the hub itself (Lambda bundles it without them).',
-      from: { path: '^src/events/', pathNot: '^src/events/(hub|stream|live)[.]ts$' },
-      to: { path: ['^src/(resolvers|schema|loaders|engine)/', '^src/events/(hub|stream|live)[.]ts$', APP, ENTRY] },
-    },
-    {
-      name: 'model-not-events',
-      severity: 'error',
-      comment: 'The model knows nothing of the hub or the relay: they consume its events.',
-      from: { path: '^src/model/' },
-      to: { path: '^src/events/' },
-    },
-    {
-      name: 'loaders-not-up',
-      severity: 'error',
-      comment: 'Loaders serve resolvers; they never import them, the schema or the app.',
-      from: { path: '^src/loaders/' },
-      to: { path: ['^src/(resolvers|schema|auth|tools|migrations|engine)/', APP, ENTRY] },
-    },
-    {
-      name: 'dynamo-is-the-bottom',
-      severity: 'error',
-      comment: 'src/dynamo imports nothing else from src (no model, loaders, resolvers, app or engine).',
-      from: { path: '^src/dynamo/' },
-      to: { path: '^src/', pathNot: '^src/dynamo/' },
-    },
-    {
-      name: 'engine-standalone',
-      severity: 'error',
-      comment: 'The embedded engine is a DynamoDB, not part of the app: it imports nothing from src outside src/engine.',
-      from: { path: '^src/engine/' },
-      to: { path: '^src/', pathNot: '^src/engine/' },
-    },
-    {
-      name: 'auth-standalone',
-      severity: 'error',
-      comment: 'Auth turns tokens into principals; it imports only src/config.ts (its settings), never the data side or the app.',
-      from: { path: '^src/auth/' },
-      to: { path: '^src/', pathNot: ['^src/auth/', '^src/config[.]ts$'] },
-    },
-    {
-      name: 'tools-not-graphql-side',
-      severity: 'error',
-      comment: 'Tools and migrations work on the model and the table, never through the GraphQL side.',
-      from: { path: '^src/(tools|migrations)/' },
-      to: { path: ['^src/(resolvers|schema|loaders)/', APP] },
-    },
-    {
       name: 'no-import-of-entry-points',
       severity: 'error',
-      comment: 'Entry points (src/main.ts, src/lambda.ts, src/scripts/, src/cli/) are imported by nothing but other entry points.',
-      from: { path: '^src/', pathNot: ENTRY },
-      to: { path: ENTRY },
+      comment: 'Entry points (src/entry) are imported by nothing but other entry points.',
+      from: { path: '^src/', pathNot: '^src/entry/' },
+      to: { path: '^src/entry/' },
     },
     {
       name: 'src-not-test',

@@ -4,7 +4,7 @@
  *
  * - engine: the embedded engine (src/engine/embedded) on a free loopback port;
  * - proxy:  the latency proxy in front of the engine (proxy.ts);
- * - single: the product's own HTTP server (src/server `startServer`), production settings, its
+ * - single: the product's own HTTP server (src/http/server `startServer`), production settings, its
  *           SDK client pointed at the proxy, trusting the dev issuer in BENCH_ISSUER_DIR;
  * - multi:  the multi-table baseline server (multi-table/server.ts), SDK client at the proxy;
  *   with `hedge: true` in the config, each server hedges its reads (src/dynamo/hedge.ts: the single
@@ -14,10 +14,10 @@
  */
 import pino from 'pino';
 import { startEngine } from '../src/engine/embedded';
-import { startServer } from '../src/server';
+import { startServer } from '../src/http/server';
 import { authenticatorFor } from '../src/auth';
-import { bootstrap, type Runtime } from '../src/bootstrap';
-import { readConfig } from '../src/config';
+import { bootstrap, type Runtime } from '../src/boot/bootstrap';
+import { readConfig } from '../src/boot/config';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
@@ -49,7 +49,7 @@ function hedgerCalls(hedger: Hedger | undefined): Record<string, () => unknown> 
 }
 
 /**
- * The product's bootstrap (src/bootstrap.ts) towards the endpoint run.ts gave this child: the same
+ * The product's bootstrap (src/boot/bootstrap.ts) towards the endpoint run.ts gave this child: the same
  * client, table and model settings (`STATUS_SHARDS` reaches every process) as `npm start`.
  */
 function connect(tableName = 'app', issuerDir?: string): Promise<Runtime> {
@@ -103,7 +103,7 @@ switch (role) {
       authenticate: await authenticatorFor(runtime.config.auth),
       production: true,
       explainInProduction: true, // only the start-up probe sends x-explain: 1
-      // One load generator is one principal: the per-principal quotas (src/limits.ts) would turn
+      // One load generator is one principal: the per-principal quotas (src/admission/limits.ts) would turn
       // most of a load run into 429s. Lifted here; the admission work itself is still measured.
       quotas: { readsPerMinute: 1e12, writesPerMinute: 1e12 },
       logger: pino({ level: 'silent' }),

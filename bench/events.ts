@@ -2,7 +2,7 @@
  * `npm run bench:events`: the outbox relay's figures (README, "Events"; issue 13's note). Not a
  * test: it measures and prints. One process, as `npm start` runs them: the embedded engine with the
  * FAITHFUL profile and its stream, the real HTTP/websocket server, the real relay feeding the
- * server's hub (src/events/local.ts's wiring), a graphql-ws subscriber.
+ * server's hub (src/boot/relay.ts's wiring), a graphql-ws subscriber.
  *
  *   npm run bench:events [-- --backlog 20000] [--stats-backlog 2000] [--moves 300] [--stats 50] [--poll-ms 200] [--json]
  *
@@ -31,11 +31,11 @@ import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
 import { authenticatorFor } from '../src/auth';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig, silenceSdkNodeVersionNotice } from '../src/config';
-import { startServer } from '../src/server';
-import { Relay } from '../src/events/relay';
-import { hubPublisher } from '../src/events/publishers';
-import { streamsClientFor } from '../src/events/local';
+import { readConfig, silenceSdkNodeVersionNotice } from '../src/boot/config';
+import { startServer } from '../src/http/server';
+import { Relay } from '../src/relay/relay';
+import { hubPublisher } from '../src/relay/publishers';
+import { streamsClientFor } from '../src/boot/relay';
 import {
   customerToItem,
   eventToItem,

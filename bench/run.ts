@@ -15,7 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig, readModelSettings } from '../src/config';
+import { readConfig, readModelSettings } from '../src/boot/config';
 import { configureModel, STATUS_SHARDS } from '../src/model/settings';
 import { readBenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';

@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportSPKI } from 'jose';
 import { authenticatorFor } from '../src/auth';
-import { readConfig } from '../src/config';
+import { readConfig } from '../src/boot/config';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { buildCustomer, customerItems, type CustomerFixture } from './support/fixtures';
 import { cognitoClaims, signingKey, startIdentityProvider, type SigningKey, type TestIdentityProvider } from './support/jwks';

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serverSettings } from '../src/bootstrap';
-import { readConfig } from '../src/config';
+import { serverSettings } from '../src/boot/bootstrap';
+import { readConfig } from '../src/boot/config';
 import { configureModel, DEFAULT_MODEL_SETTINGS, shardOf, STATUS_SHARDS } from '../src/model';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -17,12 +17,12 @@ function sources(dir: string): string[] {
 describe('configuration', () => {
   afterEach(() => configureModel(DEFAULT_MODEL_SETTINGS));
 
-  it('is read from the environment by src/config.ts alone', () => {
+  it('is read from the environment by src/boot/config.ts alone', () => {
     const readers = sources(join(root, 'src'))
       // A read is `process.env` in code; in a comment or a string (a bundler's `define` key) it is not.
       .filter((file) => /(?<!['"`])process\.env\b/.test(readFileSync(file, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')))
       .map((file) => relative(root, file));
-    expect(readers).toEqual(['src/config.ts']);
+    expect(readers).toEqual(['src/boot/config.ts']);
   });
 
   it('reads the model, engine, logger and client settings', () => {

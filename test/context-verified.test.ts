@@ -1,10 +1,10 @@
 /**
- * `rememberVerified` (src/context.ts): a token that verified is not verified again until the
+ * `rememberVerified` (src/request/context.ts): a token that verified is not verified again until the
  * earlier of its `exp` and 30 s (with the key set's 30 s cache: a withdrawn key stops within a minute); failures, tokens without `exp` and anonymous calls are never
  * remembered, and the memo is bounded.
  */
 import { describe, expect, it } from 'vitest';
-import { rememberVerified, VERIFIED_TOKEN_TTL_MS } from '../src/context';
+import { rememberVerified, VERIFIED_TOKEN_TTL_MS } from '../src/request/context';
 import { AuthenticationFailed, type Authenticate, type Principal } from '../src/auth';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

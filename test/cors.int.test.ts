@@ -1,13 +1,13 @@
 /**
- * CORS on the real HTTP server (src/cors.ts used by src/server.ts), spoken over HTTP the way a
+ * CORS on the real HTTP server (src/admission/cors.ts used by src/http/server.ts), spoken over HTTP the way a
  * browser speaks it (node:http, so `Origin` is sent as given): the preflight of an allowed origin,
  * nothing for a refused one, the headers of actual responses, and Apollo's CSRF prevention still
  * on. test/cors.browser.int.test.ts does the same with a real browser.
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../src/config';
-import { originMatcher } from '../src/cors';
+import { readConfig } from '../src/boot/config';
+import { originMatcher } from '../src/admission/cors';
 import { startStack, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { buildCustomer, customerItems } from './support/fixtures';

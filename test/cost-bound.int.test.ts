@@ -1,5 +1,5 @@
 /**
- * The cost estimate is an upper bound of the items DynamoDB reads (src/cost.ts), whatever the data.
+ * The cost estimate is an upper bound of the items DynamoDB reads (src/admission/cost.ts), whatever the data.
  *
  * Property: for every generated operation the server accepts, the items its reads scanned
  * (`extensions.dynamodb` in development, summed over Query, GetItem and BatchGetItem) are at most
@@ -16,7 +16,7 @@ import { buildAdversarialCustomers, MIXED_SKU, REPEAT_SKU } from './support/adve
 import { bearer, tokens } from './support/auth';
 import { buildCustomer, customerItems, loadItems, type CustomerFixture } from './support/fixtures';
 import { buildSchema } from '../src/schema';
-import { FIELD_READS, LIST_SIZES, MUTATION_WRITES, SUBSCRIBE_READS } from '../src/cost';
+import { FIELD_READS, LIST_SIZES, MUTATION_WRITES, SUBSCRIBE_READS } from '../src/admission/cost';
 import { newId } from '../src/model';
 
 interface Seen {

@@ -13,7 +13,7 @@ import { startStack, type Stack } from './support/stack';
 import { bearer, issuerDir } from './support/auth';
 import { startServerProcess } from './support/processes';
 import { devKeyFile, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig } from '../src/config';
+import { readConfig } from '../src/boot/config';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 async function token(...args: string[]): Promise<{ stdout: string; code: number }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/token.ts', ...args], {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/entry/cli/token.ts', ...args], {
       cwd: root,
       env: { ...process.env, DATA_DIR: issuerDir, NODE_ENV: 'development' },
     });

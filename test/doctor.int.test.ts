@@ -21,9 +21,9 @@ import {
   SYSTEM_ACTOR,
   type OrderRecord,
 } from '../src/model';
-import { diagnose, doctor, expectedTableFacts, renderReport, type DoctorReport, type Issue } from '../src/tools/doctor';
-import { seed, type SeedResult } from '../src/tools/seed';
-import { seededCustomerAt } from '../src/tools/seed-data';
+import { diagnose, doctor, expectedTableFacts, renderReport, type DoctorReport, type Issue } from '../src/ops/doctor';
+import { seed, type SeedResult } from '../src/ops/seed';
+import { seededCustomerAt } from '../src/ops/seed-data';
 import { startStack, type Stack } from './support/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -356,12 +356,12 @@ describe('The seed and doctor command lines', () => {
   }
 
   it('seeds through DYNAMODB_ENDPOINT; the doctor then exits 0, and 1 once an error is injected, with a JSON report', async () => {
-    const seeding = await run('src/cli/seed.ts', ['--customers', '8', '--orders', '60', '--seed', 'cli', '--json'], 'cli');
+    const seeding = await run('src/entry/cli/seed.ts', ['--customers', '8', '--orders', '60', '--seed', 'cli', '--json'], 'cli');
     expect(seeding.code, seeding.stderr).toBe(0);
     const seededByCli = JSON.parse(seeding.stdout);
     expect(seededByCli).toMatchObject({ table: 'cli', counts: { customers: 8, orders: 60 }, tableWasEmpty: true });
 
-    const healthy = await run('src/cli/doctor.ts', ['--json', '--segments', '2'], 'cli');
+    const healthy = await run('src/entry/cli/doctor.ts', ['--json', '--segments', '2'], 'cli');
     expect(healthy.code, healthy.stderr).toBe(0);
     const report = JSON.parse(healthy.stdout) as DoctorReport;
     expect(report).toMatchObject({
@@ -372,13 +372,13 @@ describe('The seed and doctor command lines', () => {
     });
 
     await stack.doc.send(new PutCommand({ TableName: 'cli', Item: { PK: 'WIDGET#9', SK: 'WIDGET' } }));
-    const sick = await run('src/cli/doctor.ts', [], 'cli');
+    const sick = await run('src/entry/cli/doctor.ts', [], 'cli');
     expect(sick.code).toBe(1);
     expect(sick.stdout).toContain('ERROR UNKNOWN_ENTITY: 1 items whose keys no declared entity claims');
     expect(sick.stdout).toContain('WIDGET#9 / WIDGET');
     expect(sick.stdout).toMatch(/1 error, 0 warnings: NOT healthy \(exit 1\)/);
 
-    const usage = await run('src/cli/doctor.ts', ['--segments', 'many'], 'cli');
+    const usage = await run('src/entry/cli/doctor.ts', ['--segments', 'many'], 'cli');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--segments must be an integer');
   });

@@ -1,5 +1,5 @@
 /**
- * Queries and mutations run compiled by graphql-jit (src/execution.ts): for the same schema,
+ * Queries and mutations run compiled by graphql-jit (src/http/execution.ts): for the same schema,
  * resolvers, document and variables, the executor answers exactly what graphql-js's `execute`
  * answers — data, errors (message, path, locations, extensions) and the error each wraps — so
  * Apollo's error formatting and every whole-response test mean the same thing under either.
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { execute, GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
-import { compiledExecution } from '../src/execution';
+import { compiledExecution } from '../src/http/execution';
 
 class DomainLikeError extends Error {
   readonly code = 'NOT_FOUND';

@@ -7,7 +7,7 @@ import { errorResponse, startEngine, type EmbeddedEngine } from '../src/engine/e
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
-import { startServer, type RunningServer } from '../src/server';
+import { startServer, type RunningServer } from '../src/http/server';
 import { newId, putProduct, STATUS_SHARDS, SYSTEM_ACTOR } from '../src/model';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';

@@ -1,6 +1,6 @@
 /**
  * The start-up frictions of issue 12, each seen from outside as a user meets it: the real entry
- * points (`src/cli/*.ts`, what the npm scripts run) spawned as processes against the real embedded
+ * points (`src/entry/cli/*.ts`, what the npm scripts run) spawned as processes against the real embedded
  * engine, which this test process starts (in memory, or on disk to hold a DATA_DIR). Each expected
  * failure is one line on stderr with a stable wording, no stack, and a non-zero exit code; the
  * AWS SDK's Node-version notice is absent from every command's output unless asked for.
@@ -25,7 +25,7 @@ interface Outcome {
 }
 
 /**
- * Runs `src/cli/<script>` as its npm script does, in development, with the environment of a
+ * Runs `src/entry/cli/<script>` as its npm script does, in development, with the environment of a
  * user's shell: no `DYNAMODB_ENDPOINT` unless given, and without the SDK switch the test runner
  * sets (so the notice would show if the commands did not silence it themselves).
  */
@@ -38,7 +38,7 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
   } = process.env;
   return new Promise((resolve, reject) => {
     // Asynchronous: the engine answering the child runs in this process.
-    const child = spawn(process.execPath, ['--import', 'tsx', `src/cli/${script}`, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', `src/entry/cli/${script}`, ...args], {
       cwd: root,
       env: { ...inherited, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

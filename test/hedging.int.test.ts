@@ -18,9 +18,9 @@ import { ensureTable } from '../src/dynamo/definition';
 import { Hedger, type HedgeSettings } from '../src/dynamo/hedge';
 import { Meter } from '../src/dynamo/meter';
 import { Table, type Item } from '../src/dynamo/table';
-import { bootstrap } from '../src/bootstrap';
-import { readConfig } from '../src/config';
-import { startServer } from '../src/server';
+import { bootstrap } from '../src/boot/bootstrap';
+import { readConfig } from '../src/boot/config';
+import { startServer } from '../src/http/server';
 import { bearer, testAuthenticator, tokens } from './support/auth';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -238,7 +238,7 @@ describe('hedged reads in the Table seam', () => {
   });
 });
 
-describe('HEDGE (src/config.ts) and the bootstrap', () => {
+describe('HEDGE (src/boot/config.ts) and the bootstrap', () => {
   const production = {
     NODE_ENV: 'production',
     AUTH_JWKS_URL: 'https://idp.example/jwks.json',

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticatorFor, IdentityProviderUnavailable, KEY_SET_DEFAULTS } from '../src/auth';
 import { remoteKeySet } from '../src/auth/key-set';
 import { createAuthenticator } from '../src/auth/tokens';
-import { readConfig } from '../src/config';
-import { VERIFIED_TOKEN_TTL_MS } from '../src/context';
+import { readConfig } from '../src/boot/config';
+import { VERIFIED_TOKEN_TTL_MS } from '../src/request/context';
 import { UNAVAILABLE_MESSAGES } from '../src/model';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import {

@@ -92,8 +92,8 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
   });
 
   it("never contains the embedded engine: it is not in the handler's import graph", async () => {
-    const inputs = await bundleInputs('src/lambda.ts');
-    expect(inputs).toContain('src/lambda.ts');
+    const inputs = await bundleInputs('src/entry/lambda.ts');
+    expect(inputs).toContain('src/entry/lambda.ts');
     expect(
       inputs.filter(
         (input) => input.startsWith('src/engine/') || /node_modules\/(dynalite|classic-level|memory-level|level)\//.test(input),

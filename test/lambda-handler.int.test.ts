@@ -1,5 +1,5 @@
 /**
- * The Lambda handler (src/lambda.ts), invoked the way the Lambda runtime invokes it: with API
+ * The Lambda handler (src/entry/lambda.ts), invoked the way the Lambda runtime invokes it: with API
  * Gateway HTTP API (payload 2.0) events from test/fixtures/lambda, against the embedded engine,
  * with `AUTH_*` pointing at a JWKS the test serves (shared setup: test/support/lambda.ts).
  *
@@ -97,12 +97,12 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
 
   beforeAll(async () => {
     // Imported only now, after the environment is set, as the Lambda runtime loads it.
-    const module = await import('../src/lambda');
+    const module = await import('../src/entry/lambda');
     handler = module.handler;
   });
 
   it('exports the handler and nothing else', async () => {
-    expect(Object.keys(await import('../src/lambda'))).toEqual(['handler']);
+    expect(Object.keys(await import('../src/entry/lambda'))).toEqual(['handler']);
   });
 
   it('creates a customer with a POSTed mutation, in one TransactWriteItems', async () => {
@@ -259,7 +259,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     vi.resetModules();
     process.env.EXPLAIN_ENABLED = '1';
     try {
-      const fresh = (await import('../src/lambda')).handler;
+      const fresh = (await import('../src/entry/lambda')).handler;
       expect(fresh).not.toBe(handler);
       const event = bed.fixture('customer-by-email.get');
       event.headers['x-explain'] = '1';
@@ -289,7 +289,7 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     vi.resetModules();
     process.env.INTROSPECTION_ENABLED = '1';
     try {
-      const fresh = (await import('../src/lambda')).handler;
+      const fresh = (await import('../src/entry/lambda')).handler;
       const { statusCode, body } = parse(await fresh(introspect(), lambdaContext()));
       expect(statusCode).toBe(200);
       expect(body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });

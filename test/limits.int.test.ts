@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { dataOf, expectError } from './support/graphql';
-import { LIMITS } from '../src/limits';
+import { LIMITS } from '../src/admission/limits';
 import { newId } from '../src/model';
 
 const SCREEN =

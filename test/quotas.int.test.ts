@@ -1,5 +1,5 @@
 /**
- * Quotas per principal (src/quotas.ts, `admission` in src/limits.ts): token buckets of read cost
+ * Quotas per principal (src/admission/quotas.ts, `admission` in src/admission/limits.ts): token buckets of read cost
  * and items written, refused with HTTP 429, RATE_LIMITED and Retry-After before any DynamoDB
  * request. The buckets refill continuously, so the tests use operations whose cost dwarfs what
  * refills while they run, and assert counts, never timings.
@@ -9,7 +9,7 @@ import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { dataOf, expectError } from './support/graphql';
 import { newId } from '../src/model';
-import { TokenBuckets } from '../src/quotas';
+import { TokenBuckets } from '../src/admission/quotas';
 import { ANONYMOUS, quotaKey } from '../src/auth/principal';
 import { statusPageReadBound } from '../src/model/status-index';
 

@@ -13,8 +13,8 @@ import { bearer, tokens } from './support/auth';
 import { dataOf } from './support/graphql';
 import { loadCatalog, MOVE, writeHelpers } from './support/write-path';
 import { eventually, relayOver, streamsClient } from './support/relay';
-import { hubPublisher } from '../src/events/publishers';
-import type { Relay } from '../src/events/relay';
+import { hubPublisher } from '../src/relay/publishers';
+import type { Relay } from '../src/relay/relay';
 
 let stack: Stack;
 let streams: DynamoDBStreamsClient;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMigration } from '../src/migrations';
-import { migration as m0002 } from '../src/migrations/0002-status-index-shards';
+import { runMigration } from '../src/ops/migrations';
+import { migration as m0002 } from '../src/ops/migrations/0002-status-index-shards';
 import { newId, customerToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
-import { doctor } from '../src/tools/doctor';
+import { doctor } from '../src/ops/doctor';
 import { dataOf } from './support/graphql';
 import { startStack, type Stack } from './support/stack';
 

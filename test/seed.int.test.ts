@@ -9,8 +9,8 @@ import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
 import { entityOf, isId, MAX_ADDRESSES, orderKeys, ORDER_STATUSES, STATS_ATTRIBUTES, statsOf, type OrderStatus } from '../src/model';
-import { seed, type SeedTarget } from '../src/tools/seed';
-import { customerItems, orderCounts, seededCustomers, seedItems, type SeedDataOptions, type SeededCustomer } from '../src/tools/seed-data';
+import { seed, type SeedTarget } from '../src/ops/seed';
+import { customerItems, orderCounts, seededCustomers, seedItems, type SeedDataOptions, type SeededCustomer } from '../src/ops/seed-data';
 import { startStack, type Stack } from './support/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

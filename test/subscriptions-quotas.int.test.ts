@@ -1,5 +1,5 @@
 /**
- * Subscriptions pay before they read (src/live-operations.ts): the per-event bound, the budget a
+ * Subscriptions pay before they read (src/live/paid.ts): the per-event bound, the budget a
  * principal's open subscriptions hold together, the start and each event taken from the read
  * bucket before the read. Real server, engine, tokens and graphql-ws client; `engine.wire` counts
  * the DynamoDB requests. Buckets run on a clock that stands still (`now: () => 0`: no refill), so
@@ -11,9 +11,9 @@ import { tokens } from './support/auth';
 import { World, type CustomerFixture } from './support/fixtures';
 import { connect, estimateOf, listening, movedEvent, subscribe, until, type LiveConnection } from './support/live';
 import { newId } from '../src/model';
-import { createQuotas } from '../src/quotas';
-import { LIMITS } from '../src/limits';
-import { SUBSCRIPTION_DEFAULTS } from '../src/events/live';
+import { createQuotas } from '../src/admission/quotas';
+import { LIMITS } from '../src/admission/limits';
+import { SUBSCRIPTION_DEFAULTS } from '../src/hub/live';
 
 const ORDER_UPDATED = 'subscription($id: ID!) { orderUpdated(id: $id) { eventId } }';
 /** The order screen of an event: admitted, near the per-event bound. */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { root, template } from './support/template';
-import { readConfig } from '../src/config';
+import { readConfig } from '../src/boot/config';
 import { STATS_ATTRIBUTES } from '../src/model/customer-stats';
 
 const resources = Object.entries(template.Resources);
@@ -22,7 +22,7 @@ describe('the outbox relay in template.yaml', () => {
     expect(relay.Metadata).toEqual({ BuildMethod: 'makefile' });
     const makefile = readFileSync(`${root}/Makefile`, 'utf8');
     expect(makefile).toMatch(new RegExp(`^build-${relayId}:`, 'm'));
-    expect(makefile).toContain('src/lambda-relay.ts');
+    expect(makefile).toContain('src/entry/lambda-relay.ts');
     expect(makefile).toContain('--outfile=$(ARTIFACTS_DIR)/lambda-relay.mjs');
   });
 

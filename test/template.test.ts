@@ -3,14 +3,14 @@
  * table:create` makes (`tableDefinition()`), and the function may touch that table and its
  * indexes only. The HTTP API checks tokens at the edge against the same issuer and audience the
  * function verifies (both from the same parameters), every route needs the token, CORS is
- * what src/cors.ts does, and the API is throttled. Pure: the template is parsed, nothing is deployed.
+ * what src/admission/cors.ts does, and the API is throttled. Pure: the template is parsed, nothing is deployed.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tableDefinition, TTL_ATTRIBUTE } from '../src/dynamo/definition';
-import { readConfig } from '../src/config';
+import { readConfig } from '../src/boot/config';
 import { root, template, type Resource } from './support/template';
-import { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../src/cors';
+import { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../src/admission/cors';
 
 function resourcesOf(type: string): [string, Resource][] {
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
@@ -78,7 +78,7 @@ describe('the function in template.yaml', () => {
     expect(fn.Metadata).toEqual({ BuildMethod: 'makefile' });
     const makefile = readFileSync(`${root}/Makefile`, 'utf8');
     expect(makefile).toMatch(new RegExp(`^build-${functionId}:`, 'm'));
-    expect(makefile).toContain('src/lambda.ts');
+    expect(makefile).toContain('src/entry/lambda.ts');
     expect(makefile).toContain('--outfile=$(ARTIFACTS_DIR)/lambda.mjs');
   });
 
@@ -266,7 +266,7 @@ describe('CORS and throttling in template.yaml', () => {
     expect(readConfig({ ...variables, NODE_ENV: 'production' }).corsOrigins).toEqual(origins);
   });
 
-  it('allows what src/cors.ts allows: methods, request headers, exposed headers, max age, no credentials', () => {
+  it('allows what src/admission/cors.ts allows: methods, request headers, exposed headers, max age, no credentials', () => {
     expect(cors().allowMethods).toEqual(CORS_METHODS.split(', '));
     expect(cors().allowHeaders).toEqual(CORS_REQUEST_HEADERS);
     expect(cors().exposeHeaders).toEqual(CORS_EXPOSED_HEADERS);

@@ -1,5 +1,5 @@
 /**
- * Trusted documents (src/documents.ts): with a persisted-documents manifest, production runs only
+ * Trusted documents (src/admission/documents.ts): with a persisted-documents manifest, production runs only
  * its documents, named by hash; anything else is a 400 with a code, before any DynamoDB request.
  */
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { dataOf, expectError } from './support/graphql';
-import { loadTrustedDocuments, trustedDocuments } from '../src/documents';
+import { loadTrustedDocuments, trustedDocuments } from '../src/admission/documents';
 import { newId } from '../src/model';
 
 const CUSTOMER = 'query Customer($id: ID!) { customer(id: $id) { id name } }';

@@ -2,7 +2,7 @@
  * Contention and outages are UNAVAILABLE, never INTERNAL_SERVER_ERROR: HTTP 503 with
  * `Retry-After`, `extensions.retryable: true`, `retryAfterSeconds` and `reason`, a generic stable
  * message in production (no DynamoDB or network text), logged at warn. One formatter serves every
- * transport (src/plugins.ts): HTTP, Lambda and WebSocket are each covered here. Faults are the
+ * transport (src/http/plugins.ts): HTTP, Lambda and WebSocket are each covered here. Faults are the
  * engine's own (injected responses: src/engine/embedded.ts, and its forced conflicts). The same
  * file checks the production hygiene around errors: no "Did you mean" and a checked x-request-id.
  */
@@ -15,7 +15,7 @@ import { errorResponse, startEngine, type EmbeddedEngine } from '../src/engine/e
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
-import { startServer, type RunningServer } from '../src/server';
+import { startServer, type RunningServer } from '../src/http/server';
 import { newId, UNAVAILABLE_MESSAGES } from '../src/model';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, testAuthenticator, tokens } from './support/auth';
@@ -211,7 +211,7 @@ describe('Lambda (the same Apollo plugins, through the handler)', () => {
       AWS_REGION: 'eu-west-1',
     });
     vi.resetModules();
-    handler = (await import('../src/lambda')).handler;
+    handler = (await import('../src/entry/lambda')).handler;
   });
   afterAll(async () => {
     process.env = savedEnv;
@@ -238,7 +238,7 @@ describe('Lambda (the same Apollo plugins, through the handler)', () => {
   it('the identity provider down is 503 UNAVAILABLE identity-provider, not a 500 "Context creation failed"', async () => {
     bed.idp.fail('reset');
     vi.resetModules(); // a new container: no key set fetched yet
-    const fresh = (await import('../src/lambda')).handler;
+    const fresh = (await import('../src/entry/lambda')).handler;
     const { statusCode, headers, body } = parse(await fresh(bed.fixture('customer-by-email.post'), context));
     expect(statusCode).toBe(503);
     expect(Number(headers['retry-after'])).toBeGreaterThanOrEqual(1);

@@ -10,8 +10,8 @@
  *   `Order.customer` does the same for the customer's own children.
  *
  * Read-only: the benchmark measures reads; mutations are not implemented here.
- * Same HTTP integration as src/server.ts (node:http + `executeHTTPGraphQLRequest`), the same
- * execution (queries compiled by graphql-jit, src/execution.ts), production settings (no
+ * Same HTTP integration as src/http/server.ts (node:http + `executeHTTPGraphQLRequest`), the same
+ * execution (queries compiled by graphql-jit, src/http/execution.ts), production settings (no
  * introspection, no landing page, no stack traces).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -30,7 +30,7 @@ import {
 } from 'graphql';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { typeDefs } from '../../src/schema';
-import { compiledExecution } from '../../src/execution';
+import { compiledExecution } from '../../src/http/execution';
 import type { Hedger } from '../../src/dynamo/hedge';
 import {
   createMultiLoaders,
@@ -151,7 +151,7 @@ export async function startMultiTableServer(options: {
 }): Promise<MultiTableServer> {
   const store = new MultiTableStore(options.doc, options.hedger, options.statusShards);
   const apollo = new ApolloServer<Ctx>({
-    // The product's execution engine too (src/execution.ts): the comparison is of designs, not of engines.
+    // The product's execution engine too (src/http/execution.ts): the comparison is of designs, not of engines.
     gateway: compiledExecution(makeExecutableSchema({ typeDefs: typeDefs(), resolvers })),
     introspection: false,
     includeStacktraceInErrorResponses: false,

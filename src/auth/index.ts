@@ -6,7 +6,7 @@ export { AuthenticationFailed, type Authenticate } from './tokens';
 export { IdentityProviderUnavailable, KEY_SET_DEFAULTS } from './key-set';
 export { ANONYMOUS, ownCustomerId, quotaKey, type Principal } from './principal';
 
-/** Identity settings (src/config.ts reads them; declared here so that src/auth imports nothing of the app). */
+/** Identity settings (src/boot/config.ts reads them; declared here so that src/auth imports nothing of the app). */
 export interface AuthConfig extends ClaimNames {
   /** Remote key set (production or any real identity provider); undefined: the dev issuer. */
   jwksUrl: string | undefined;

@@ -5,7 +5,7 @@
  * set is fetched again before anything verifies. Here:
  *
  * - a fetched set is used for `cacheMaxAgeMs`, then fetched again before it verifies anything (so a
- *   key withdrawn from the JWKS stops verifying within that, plus src/context.ts's memo);
+ *   key withdrawn from the JWKS stops verifying within that, plus src/request/context.ts's memo);
  * - a token naming a `kid` the set does not hold (key rotation, or anyone's made-up kid) fetches
  *   again at most once per `cooldownMs` after a successful fetch: otherwise it is refused;
  * - a fetch that fails (network, timeout, a status but 200, a body that is not a key set) is an
@@ -16,7 +16,7 @@
  */
 import { createLocalJWKSet, errors, type JWTVerifyGetKey } from 'jose';
 
-/** The key set could not be fetched: not the token's fault (src/context.ts answers 503 UNAVAILABLE). */
+/** The key set could not be fetched: not the token's fault (src/request/context.ts answers 503 UNAVAILABLE). */
 export class IdentityProviderUnavailable extends Error {
   override readonly name = 'IdentityProviderUnavailable';
   constructor(
@@ -41,7 +41,7 @@ export interface RemoteKeySetOptions {
   now?: () => number;
 }
 
-/** Defaults: 30 s of cache (plus the 30 s memo of src/context.ts: a withdrawn key stops within a minute). */
+/** Defaults: 30 s of cache (plus the 30 s memo of src/request/context.ts: a withdrawn key stops within a minute). */
 export const KEY_SET_DEFAULTS: RemoteKeySetOptions = {
   cacheMaxAgeMs: 30_000,
   cooldownMs: 30_000,

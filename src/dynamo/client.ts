@@ -8,7 +8,7 @@ export interface ClientOptions {
   /** SDK retry budget; throttling errors are retried with the SDK's backoff. */
   maxAttempts?: number;
   /**
-   * The environment names credentials (`AWS_ACCESS_KEY_ID` or `AWS_PROFILE`; src/config.ts reads
+   * The environment names credentials (`AWS_ACCESS_KEY_ID` or `AWS_PROFILE`; src/boot/config.ts reads
    * it as `awsCredentialsInEnvironment`). Without them a custom endpoint gets dummy ones.
    */
   credentialsInEnvironment?: boolean;

@@ -10,7 +10,7 @@
  * Bounded by construction: `begin` and `end` cost O(1) whatever came before (the highest completed
  * wave and the totals are numbers kept as requests complete, never recomputed from a list). A
  * meter keeps the records of its requests only when it is made with `{ records: true }`: the
- * per-operation meter of a GraphQL request (src/context.ts), dropped with the operation that owns
+ * per-operation meter of a GraphQL request (src/request/context.ts), dropped with the operation that owns
  * it. A `Table` without an operation meter (`counters()`: tools, migrations, probes) keeps totals
  * only, so a long-lived table never accumulates anything.
  */

@@ -93,7 +93,7 @@ export interface Faults {
 /**
  * `startEngine`'s refusal when another process holds the LevelDB directory `path` (LevelDB lets one
  * process open a directory at a time: a second open fails on the directory's LOCK file). The
- * commands say what to do about it (src/tools/connect.ts).
+ * commands say what to do about it (src/ops/connect.ts).
  */
 export class DirectoryHeldError extends Error {
   constructor(readonly path: string) {

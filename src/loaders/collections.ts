@@ -23,7 +23,7 @@ export type { CollectionRequest, CustomerView } from '../model';
 /**
  * The most requests one batch holds. A customers batch is one wave whatever its size (the
  * collections object plans them together); this caps the work one batch function does, far above
- * what an admitted operation asks (src/cost.ts).
+ * what an admitted operation asks (src/admission/cost.ts).
  */
 export const CUSTOMER_BATCH = 1000;
 /** Order details of one tick: one Query each, all in one wave. */

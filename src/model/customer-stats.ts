@@ -1,7 +1,7 @@
 /**
  * `Customer.stats`: per customer, how many orders were placed and their lifetime total in cents,
  * kept by hand from the table's stream (the pattern card: "no GROUP BY: keep aggregates by hand
- * with Streams"). The relay (src/events/deliver.ts, locally and on Lambda) counts each
+ * with Streams"). The relay (src/relay/deliver.ts, locally and on Lambda) counts each
  * `OrderPlaced` it publishes on the customer's profile item, so the customer screen reads the
  * figures with the profile it already reads: no extra request.
  *

@@ -76,7 +76,7 @@ export const unavailable = (reason: UnavailableReason, message: string, retryAft
 /**
  * The HTTP status a response takes when an error of this code is its reason. Errors raised while
  * fields execute keep 200 (GraphQL over HTTP), but UNAVAILABLE: a response holding one is 503
- * with `Retry-After` (src/plugins.ts), so clients and proxies that retry on 503 do so.
+ * with `Retry-After` (src/http/plugins.ts), so clients and proxies that retry on 503 do so.
  */
 export const HTTP_STATUS: Partial<Record<ErrorCode, number>> = { UNAUTHENTICATED: 401, RATE_LIMITED: 429, UNAVAILABLE: 503 };
 

@@ -1,5 +1,5 @@
 /**
- * Migration bookkeeping, kept in the table itself (src/migrations runs the migrations).
+ * Migration bookkeeping, kept in the table itself (src/ops/migrations runs the migrations).
  *
  * Keys (declared in src/model/entity/migration.ts): the applied record `MIGRATION#<name>` /
  * `APPLIED`, and one checkpoint per scan segment, `MIGRATION#<name>` / `CHECKPOINT#<segment>`.

@@ -13,7 +13,7 @@
  *            GSI1PK = SKU#<sku>  GSI1SK = <placedAt ISO>#<orderId>#<lineNo, 4 digits>
  * Summary and header hold the same fields and move together, in one transaction. A line's GSI1
  * keys are written with it by placeOrder; lines written before they existed got them from
- * migration 0001 (src/migrations/0001-order-lines-by-sku.ts).
+ * migration 0001 (src/ops/migrations/0001-order-lines-by-sku.ts).
  */
 import type { Item, Key, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
@@ -135,7 +135,7 @@ export function checkStatus(value: string, field = 'status'): OrderStatus {
 
 /**
  * The most items orderDetail reads: the header and MAX_STORED_LINES lines, whatever the data. The
- * cost estimate (src/cost.ts) admits `order(id)` with it; no order holds more lines.
+ * cost estimate (src/admission/cost.ts) admits `order(id)` with it; no order holds more lines.
  */
 export const ORDER_DETAIL_READ_BOUND = 1 + MAX_STORED_LINES;
 

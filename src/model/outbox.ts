@@ -1,7 +1,7 @@
 /**
  * The transactional outbox: every mutation adds ONE event item (entity/event.ts) to the
  * TransactWriteItems that changes its data, so a cancelled transaction emits nothing and a
- * committed one exactly its event. The table's stream carries the item to the relay (src/events).
+ * committed one exactly its event. The table's stream carries the item to the relay (src/relay).
  *
  * Sequences are dense per aggregate (1, 2, 3, …). The aggregate's current sequence lives on its
  * root item as `eventSeq` (the customer profile, the order header, the product; absent = 0, as on

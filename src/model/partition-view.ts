@@ -1,5 +1,5 @@
 /**
- * A window on one partition, for the development explorer's Table view (src/explorer): the rows of
+ * A window on one partition, for the development explorer's Table view (src/dev/explorer): the rows of
  * a partition around a sort-key range an operation read, so the page can draw the partition as the
  * single-table pattern card does, the returned rows highlighted among their neighbours.
  *

@@ -207,7 +207,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
 
 /**
  * Reads of the idempotency record that a conflicted placeOrder makes at most (a request with the
- * same key held it): src/cost.ts charges them.
+ * same key held it): src/admission/cost.ts charges them.
  */
 export const IDEMPOTENCY_PEEKS = 2;
 

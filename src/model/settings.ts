@@ -1,6 +1,6 @@
 /**
  * The model's settings that come from configuration. The model never reads the environment:
- * src/config.ts reads these (`STATUS_SHARDS`) and the bootstrap (src/bootstrap.ts) applies them
+ * src/boot/config.ts reads these (`STATUS_SHARDS`) and the bootstrap (src/boot/bootstrap.ts) applies them
  * with `configureModel` before anything reads or writes the table. Defaults apply until then
  * (and in tests that do not configure them).
  */

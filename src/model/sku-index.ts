@@ -73,7 +73,7 @@ export const ordersBySku = pattern(
  * The most items one page of `first` reads, whatever the data: `(first + 1) × MAX_STORED_LINES` index
  * entries (an order holds at most MAX_STORED_LINES lines, so that many entries always name `first + 1`
  * orders; `orderPositions` never reads past it) and `first` headers. The cost estimate
- * (src/cost.ts) charges exactly this.
+ * (src/admission/cost.ts) charges exactly this.
  */
 export function skuPageReadBound(first: number): number {
   return (first + 1) * MAX_STORED_LINES + first;

@@ -42,7 +42,7 @@ type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string>
 /**
  * The most index items one page of `first` reads, whatever the data: `STATUS_SHARDS × W` with
  * W = first + 1, since no shard is read past W items (shard-merge.ts): a shard that has given W
- * items holds the page's last one or an older one. The cost estimate (src/cost.ts) charges exactly this.
+ * items holds the page's last one or an older one. The cost estimate (src/admission/cost.ts) charges exactly this.
  */
 export function statusPageReadBound(first: number): number {
   return shardedReadBound(first + 1, STATUS_SHARDS);

@@ -1,6 +1,6 @@
 import type { AddressResolvers, CustomerResolvers, MutationResolvers, QueryResolvers } from './types.generated';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Context } from '../context';
+import type { Context } from '../request/context';
 import { ownCustomerId } from '../auth';
 import {
   checkCustomerId,

@@ -16,7 +16,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { NodeResolvers, QueryResolvers, ResolversParentTypes } from './types.generated';
-import type { Context } from '../context';
+import type { Context } from '../request/context';
 import { ownCustomerId } from '../auth';
 import { decodeNodeId, decodeNodeIds, type NodeRef } from '../model';
 import { customerView } from '../loaders';

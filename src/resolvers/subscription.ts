@@ -2,7 +2,7 @@
  * Live updates (src/schema/subscription.graphql): each field's `subscribe` names its topic (which
  * of the hub's events it is about) and returns a detached stream; the field's access rule
  * (src/schema/access.ts) decides, then starts it. The root value is the websocket connection
- * (src/events/live.ts), so these run only on the long-running server.
+ * (src/hub/live.ts), so these run only on the long-running server.
  *
  * The order events' payloads (what the outbox records), both of the order's own aggregate
  * (`aggregateId` the order id): OrderPlaced, sequence 1 (src/model/place-order.ts:
@@ -12,7 +12,7 @@
  */
 import type { OrderEventResolvers, SubscriptionResolvers } from './types.generated';
 import { checkOrderId, notFound, ORDER_STATUSES, type OrderStatus, type OutboxEvent } from '../model';
-import { liveConnection } from '../events/live';
+import { liveConnection } from '../hub/live';
 import { ownCustomerId } from '../auth';
 
 const ORDER_EVENTS = new Set(['OrderPlaced', 'OrderStatusChanged']);
@@ -78,6 +78,6 @@ export const OrderEvent: OrderEventResolvers = {
   },
   previousStatus: (event) => (event.eventType === 'OrderStatusChanged' ? statusOf(event.payload.from) : null),
   totalCents: (event) => (typeof event.payload.totalCents === 'number' ? event.payload.totalCents : null),
-  // Every event gets fresh loaders, paid for before it executes (src/live-operations.ts), so this reads the order now.
+  // Every event gets fresh loaders, paid for before it executes (src/live/paid.ts), so this reads the order now.
   order: (event, _args, ctx) => ctx.loaders.ordersStrongly.load(orderIdOf(event) as string),
 };

@@ -15,16 +15,16 @@
  * | customer           | its own customer, addresses and orders; orders for itself; cancel its own PENDING/PAID orders; the catalog |
  * | staff              | everything |
  *
- * Subscriptions (websocket only, src/websocket.ts) are decided the same way before their stream
+ * Subscriptions (websocket only, src/live/websocket.ts) are decided the same way before their stream
  * starts, and their rule's `hears` filters every event the stream would deliver: `orderUpdated(id)`
  * staff any order, a customer its own (one read, as `order(id)`; another's is NOT_FOUND like a
  * missing one); `myOrderEvents` the caller's own customer's events; `ordersByStatusEvents` staff.
  */
 import type { GraphQLFieldResolver } from 'graphql';
 import { ownCustomerId, type Principal } from '../auth';
-import type { Context } from '../context';
+import type { Context } from '../request/context';
 import { checkCustomerId, DomainError, ErrorCode, forbidden, notFound, type OutboxEvent } from '../model';
-import type { EventStream } from '../events/hub';
+import type { EventStream } from '../hub/hub';
 
 /** Field arguments as graphql-js coerced them; each rule reads the ones its field declares. */
 type Args = Record<string, unknown>;
@@ -202,7 +202,7 @@ function guarded(rule: Rule, resolve: GraphQLFieldResolver<unknown, Context>): G
   };
 }
 
-/** A subscription field's resolvers: `subscribe` returns a detached stream (src/events/stream.ts). */
+/** A subscription field's resolvers: `subscribe` returns a detached stream (src/hub/stream.ts). */
 interface Subscriber {
   subscribe: GraphQLFieldResolver<unknown, Context>;
   resolve?: GraphQLFieldResolver<unknown, Context>;

@@ -223,7 +223,7 @@ describe.skipIf(external)('the engine on disk across restarts', () => {
   });
 
   it('documents --sync in the CLI help', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/engine.ts', '--help'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/cli/engine.ts', '--help'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

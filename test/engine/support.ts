@@ -163,9 +163,9 @@ export interface RunningCli {
   output(): string;
 }
 
-/** Starts `src/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
+/** Starts `src/entry/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
 export async function startCli(args: string[], nodeFlags: readonly string[] = []): Promise<RunningCli> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/cli/engine.ts', ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/entry/cli/engine.ts', ...args], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -125,7 +125,7 @@ describe.skipIf(external)('TTL sweeper (embedded engine)', () => {
 
 describe.skipIf(external)('engine CLI --ttl-sweep-seconds', () => {
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/engine.ts', ...args], {
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/entry/cli/engine.ts', ...args], {
       cwd: join(import.meta.dirname, '..', '..'),
       encoding: 'utf8',
       timeout: 30_000,

@@ -1,7 +1,7 @@
 /** The event hub alone: de-duplication window, order, isolation of listeners, bounded streams. */
 import { describe, expect, it } from 'vitest';
-import { EventHub } from '../../src/events/hub';
-import { SlowSubscriberError } from '../../src/events/stream';
+import { EventHub } from '../../src/hub/hub';
+import { SlowSubscriberError } from '../../src/hub/stream';
 import type { OutboxEvent } from '../../src/model/events';
 
 let n = 0;

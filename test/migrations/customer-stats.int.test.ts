@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Item } from '../../src/dynamo/table';
-import { runMigration } from '../../src/migrations';
-import { migration as m0003 } from '../../src/migrations/0003-customer-stats';
+import { runMigration } from '../../src/ops/migrations';
+import { migration as m0003 } from '../../src/ops/migrations/0003-customer-stats';
 import { countPlacedOrders, eventFromItem, placedOrderOf, statsOf, type OutboxEvent } from '../../src/model';
 import { dataOf } from '../support/graphql';
 import { createCustomer, loadLegacy, placeOrder, useFreshStacks } from '../support/migrations';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Item } from '../../src/dynamo/table';
-import { migrations, migrationStatuses, runMigration, type MigrationStatus } from '../../src/migrations';
+import { migrations, migrationStatuses, runMigration, type MigrationStatus } from '../../src/ops/migrations';
 import { orderSummaryEntity } from '../../src/model';
 import { createCustomer, loadLegacy, placeOrder, useFreshStacks, WRITES } from '../support/migrations';
 import type { Stack } from '../support/stack';
@@ -92,7 +92,7 @@ describe('migrate --list: pending or not needed', () => {
     await loadLegacy(stack, 2, 6);
     await stack.settled();
     const items = (await stack.items()).length;
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts', '--list'], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/entry/cli/migrate.ts', '--list'], {
       cwd: root,
       env: { ...process.env, DYNAMODB_ENDPOINT: stack.engine.endpoint, TABLE_NAME: 'app', NODE_ENV: 'development' },
       timeout: 45_000,

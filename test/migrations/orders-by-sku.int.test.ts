@@ -5,8 +5,8 @@
  * Each test starts its own stack, so counts are exact.
  */
 import { describe, expect, it } from 'vitest';
-import { runMigration } from '../../src/migrations';
-import { migration as m0001 } from '../../src/migrations/0001-order-lines-by-sku';
+import { runMigration } from '../../src/ops/migrations';
+import { migration as m0001 } from '../../src/ops/migrations/0001-order-lines-by-sku';
 import { lineToItem, orderKeys, skuKeys } from '../../src/model';
 import { expectBadInput, expectBudget } from '../support/fixtures';
 import { dataOf } from '../support/graphql';

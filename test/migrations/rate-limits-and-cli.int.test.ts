@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findMigration, migrations, RateLimiter, runMigration, type Clock, type Limiter } from '../../src/migrations';
-import { migration as m0001 } from '../../src/migrations/0001-order-lines-by-sku';
+import { findMigration, migrations, RateLimiter, runMigration, type Clock, type Limiter } from '../../src/ops/migrations';
+import { migration as m0001 } from '../../src/ops/migrations/0001-order-lines-by-sku';
 import { BY_SKU, bySkuData, linesOf, loadLegacy, sortItems, useFreshStacks, virtualClock } from '../support/migrations';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -150,7 +150,11 @@ describe('npm run migrate (the command line)', () => {
   /** The script itself, as `npm run migrate` starts it (without npm's own start-up). */
   async function migrate(endpoint: string, ...args: string[]) {
     return (
-      await exec(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts', ...args], { cwd: root, env: env(endpoint), timeout: 60_000 })
+      await exec(process.execPath, ['--import', 'tsx', 'src/entry/cli/migrate.ts', ...args], {
+        cwd: root,
+        env: env(endpoint),
+        timeout: 60_000,
+      })
     ).stdout;
   }
   /** Through npm, once: the `migrate` script of package.json. */

@@ -1,5 +1,5 @@
 /**
- * The migration runner (src/migrations), driven with migration 0001 on data stored the old way:
+ * The migration runner (src/ops/migrations), driven with migration 0001 on data stored the old way:
  * dry runs that write nothing, idempotent reruns that never clobber concurrent writes, checkpoints
  * that let a crashed or aborted run resume, and the applied-migrations record kept in the table.
  * Each test starts its own stack, so counts are exact.
@@ -8,8 +8,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { errorResponse } from '../../src/engine/embedded';
 import type { Item } from '../../src/dynamo/table';
-import { migrations, migrationStatuses, runMigration } from '../../src/migrations';
-import { migration as m0001 } from '../../src/migrations/0001-order-lines-by-sku';
+import { migrations, migrationStatuses, runMigration } from '../../src/ops/migrations';
+import { migration as m0001 } from '../../src/ops/migrations/0001-order-lines-by-sku';
 import { entityOf, lineToItem, migrationKeys, migrationState, newId, orderKeys, skuKeys } from '../../src/model';
 import { dataOf } from '../support/graphql';
 import { createCustomer, isData, keyOf, linesOf, loadLegacy, placeOrder, sortItems, useFreshStacks, WRITES } from '../support/migrations';

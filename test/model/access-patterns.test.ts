@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { accessPatterns, entities } from '../../src/model';
-import { renderAccessPatterns } from '../../src/tools/access-patterns';
+import { renderAccessPatterns } from '../../src/ops/access-patterns';
 
 describe('the access-pattern table', () => {
   const document = renderAccessPatterns();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devClaims, devKeyFile, openDevIssuer, type DevIssuer } from '../../src/auth/dev-issuer';
 import { authenticatorFor, type Authenticate } from '../../src/auth';
-import { readConfig } from '../../src/config';
+import { readConfig } from '../../src/boot/config';
 
 export const issuerDir = mkdtempSync(join(tmpdir(), 'dev-issuer-'));
 const names = readConfig({ DATA_DIR: issuerDir }).auth;

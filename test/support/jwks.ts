@@ -62,7 +62,7 @@ export interface TestIdentityProvider {
   /** How many times the JWKS was fetched (failed fetches included). */
   fetches(): number;
   sign(key: SigningKey, claims: JWTPayload, options?: SignOptions): Promise<string>;
-  /** The environment a server or Lambda reads (src/config.ts). */
+  /** The environment a server or Lambda reads (src/boot/config.ts). */
   env(): Record<string, string>;
   close(): Promise<void>;
 }

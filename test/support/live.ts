@@ -1,12 +1,12 @@
 /**
  * Live-update helpers for the websocket suites: graphql-ws's own client on `ws`, a subscription's
- * results collected, and the estimate the server admits a subscription with (src/cost.ts), so a
+ * results collected, and the estimate the server admits a subscription with (src/admission/cost.ts), so a
  * test sizes its buckets and budgets from the cost model instead of copying its figures.
  */
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { getOperationAST, parse } from 'graphql';
-import { estimateOperation, type OperationEstimate } from '../../src/cost';
+import { estimateOperation, type OperationEstimate } from '../../src/admission/cost';
 import { buildSchema } from '../../src/schema';
 import type { Stack } from './stack';
 import { newId, type OutboxEvent } from '../../src/model';

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect } from 'vitest';
 import type { Item } from '../../src/dynamo/table';
-import type { Clock } from '../../src/migrations';
+import type { Clock } from '../../src/ops/migrations';
 import { newId, type OrderLineRecord } from '../../src/model';
 import { buildCustomer, customerItems, loadProducts, newestFirst, type CustomerFixture, type OrderFixture } from './fixtures';
 import { dataOf } from './graphql';

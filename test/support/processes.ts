@@ -1,5 +1,5 @@
 /**
- * Server processes for tests that need real separate processes: `src/cli/start.ts` (what `npm start` runs) started with
+ * Server processes for tests that need real separate processes: `src/entry/cli/start.ts` (what `npm start` runs) started with
  * `DYNAMODB_ENDPOINT` (so it never starts an engine of its own) on a free loopback port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +19,7 @@ export interface ServerProcess {
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export async function startServerProcess(endpoint: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/cli/start.ts'], {
     cwd: root,
     env: {
       ...process.env,

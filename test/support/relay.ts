@@ -1,13 +1,13 @@
 /**
  * The outbox relay over a test stack: the real Streams API of the embedded engine, the real relay
- * (src/events/relay.ts), and publishers that record what they are given. Nothing is mocked but the
+ * (src/relay/relay.ts), and publishers that record what they are given. Nothing is mocked but the
  * destination (and, where a test says so, a failure injected into it).
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { Relay, type RelayOptions } from '../../src/events/relay';
-import type { Publisher, PublishFailure } from '../../src/events/publishers';
+import { Relay, type RelayOptions } from '../../src/relay/relay';
+import type { Publisher, PublishFailure } from '../../src/relay/publishers';
 import { eventFromItem, type OutboxEvent } from '../../src/model';
 import type { Item } from '../../src/dynamo/table';
 import type { Stack } from './stack';

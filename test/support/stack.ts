@@ -11,14 +11,14 @@ import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
 import { guarded } from '../../src/model';
-import { startServer, type RunningServer } from '../../src/server';
+import { startServer, type RunningServer } from '../../src/http/server';
 import { bearer, testAuthenticator, tokens } from './auth';
 import type { Authenticate } from '../../src/auth';
-import type { QuotaSettings } from '../../src/limits';
-import type { Quotas } from '../../src/quotas';
-import type { TrustedDocuments } from '../../src/documents';
-import type { EventHub } from '../../src/events/hub';
-import type { SubscriptionSettings } from '../../src/events/live';
+import type { QuotaSettings } from '../../src/admission/limits';
+import type { Quotas } from '../../src/admission/quotas';
+import type { TrustedDocuments } from '../../src/admission/documents';
+import type { EventHub } from '../../src/hub/hub';
+import type { SubscriptionSettings } from '../../src/hub/live';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -84,15 +84,15 @@ export interface StackOptions {
   /** Browser origins the server allows (CORS); none when absent. */
   corsOrigins?: readonly string[];
   /**
-   * Per-principal quotas (src/limits.ts). Default: practically unlimited, so suites that send
+   * Per-principal quotas (src/admission/limits.ts). Default: practically unlimited, so suites that send
    * many operations as one staff token are not throttled; quota tests pass small ones.
    */
   quotas?: Partial<QuotaSettings>;
   /** The quota buckets themselves (`createQuotas(settings, { now })`: a test's own clock); made from `quotas` when absent. */
   buckets?: Quotas;
-  /** A trusted-documents manifest (src/documents.ts). */
+  /** A trusted-documents manifest (src/admission/documents.ts). */
   trustedDocuments?: TrustedDocuments;
-  /** Live updates' limits (src/events/live.ts). */
+  /** Live updates' limits (src/hub/live.ts). */
   subscriptions?: Partial<SubscriptionSettings>;
   /** Shutdown grace period of the server (`SHUTDOWN_GRACE_MS`). */
   stopGracePeriodMillis?: number;

@@ -122,7 +122,7 @@ export function isProfileOnly(need: CollectionNeed): boolean {
  * other so they go out in one wave. The head (profile, addresses) rides with the newest-orders
  * window when there is one, since they are adjacent at the newest end of the collection. Every
  * `Limit` is the declared bound of the members it passes plus the window's `first + 1`, so a read
- * is bounded whatever the data (the cost estimate counts on it, src/cost.ts).
+ * is bounded whatever the data (the cost estimate counts on it, src/admission/cost.ts).
  */
 export function planCollection(customerId: string, need: CollectionNeed): PlannedQuery[] {
   const pk = collection.pk(customerId);

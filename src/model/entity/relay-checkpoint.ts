@@ -1,8 +1,8 @@
 /**
- * The outbox relay's bookkeeping (src/events/relay.ts), kept in the table itself beside the data
+ * The outbox relay's bookkeeping (src/relay/relay.ts), kept in the table itself beside the data
  * whose stream it reads: one checkpoint per stream shard, and one dead letter per record the relay
  * gave up on. Each is written whole (PutItem, through the write guards) and read back by its codec
- * (src/events/checkpoint.ts).
+ * (src/relay/checkpoint.ts).
  *
  * Why in the table rather than a file under DATA_DIR: the checkpoint names positions in the
  * table's stream, so it lives and dies with that stream (an in-memory engine loses both together;

@@ -1,0 +1,360 @@
+/**
+ * The cost of an operation, computed before it runs (src/admission/limits.ts admits or refuses on it).
+ *
+ * `reads` is a proven upper bound of the items DynamoDB reads for the operation (Query, GetItem
+ * and BatchGetItem items scanned), whatever the data: each field that reads is charged what its
+ * own reads can reach at most, and a list multiplies what is below it by its size. The field
+ * terms, and why each holds:
+ *
+ * | field | items | why |
+ * | --- | --- | --- |
+ * | `Query.customer`, `customerByEmail`, `me`, `Order.customer` | 2 | the profile, plus one GetItem telling a missing customer from an empty window |
+ * | `Customer.addresses` | 1 + 10 | the head Query reads the profile and at most `MAX_ADDRESSES` addresses (its Limit) |
+ * | `Customer.orders(first)` | first + 1 | each window is one Query with `Limit first + 1` |
+ * | `Query.order`, `Order.lines`, `OrderEvent.order` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines (a subscription: per event) |
+ * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1 |
+ * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
+ * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
+ * | `Mutation.placeOrder` | lines + 1 + 2 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record (at most twice) and the order |
+ * | `Mutation.updateCustomer`, `updateOrderStatus` | 5 | at most 5 attempts, one consistent GetItem each |
+ * | `Query.node` | 2 + 1 + 96 | the largest of its id's reads: a bare id reads its customer and its order (one exists: items below are the found one's), an address id the collection head (1 + 10), a product id 1 |
+ * | `Query.nodes(ids)` | ids × `Query.node` | each id as `node`; its list repeats the selection once an id (over 100 ids is refused before any read) |
+ *
+ * A subscription reads at two moments, and is estimated for each apart: its start (`startReads`,
+ * what the root field's own `subscribe` reads before the first event: `SUBSCRIBE_READS`,
+ * `orderUpdated` one order detail, 1 + 96, to decide access; the others nothing) and each event
+ * (`reads` and `cost`: the event's execution, the root field reading nothing and `OrderEvent.order`
+ * one order detail). src/live/paid.ts takes each from the read quota before it is read.
+ *
+ * Lists: a connection's `nodes` and `edges` repeat their selection `first` times, `addresses` 10
+ * times, `lines` 96 times and `Query.nodes` once an id. Loaders only ever save reads (a memo, a merged batch), so a sum of
+ * per-field bounds bounds the operation. `first` outside 1..100 is refused before any read, so it
+ * is counted as the nearest allowed value.
+ *
+ * `cost` (what `LIMITS.maxCost`, a subscription event's `LIMITS.maxEventCost` and the read quota
+ * count) is `reads` plus 1 for every resolved
+ * field of an object type (the resolver work and response size); scalar fields are free, since
+ * they come with the item already read. `writes` bounds the items a mutation writes (the write
+ * quota). `test/cost-bound.int.test.ts` checks `reads` against the plan DynamoDB reported, over
+ * generated operations and adversarial data.
+ */
+import type { OperationEstimate } from '../request/estimate';
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isCompositeType,
+  isListType,
+  isNonNullType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type GraphQLType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import {
+  customerCollection,
+  FIRST_DEFAULT,
+  FIRST_MAX,
+  MAX_ADDRESSES,
+  IDEMPOTENCY_PEEKS,
+  MAX_LINES,
+  MAX_STORED_LINES,
+  NODES_MAX,
+  ORDER_FIXED_ACTIONS,
+  ORDER_DETAIL_READ_BOUND,
+  skuPageReadBound,
+  statusPageReadBound,
+} from '../model';
+
+/** What admission attaches to a request: declared with the request's context (src/request/estimate.ts). */
+export type { OperationEstimate } from '../request/estimate';
+
+type Args = Record<string, unknown>;
+
+/** `first` as the model will use it: the default when absent, and only 1..100 ever reads. */
+export function pageSize(args: Args): number {
+  const first = args.first;
+  if (typeof first !== 'number' || !Number.isFinite(first)) return FIRST_DEFAULT;
+  return Math.min(FIRST_MAX, Math.max(1, Math.floor(first)));
+}
+
+const CUSTOMER_READS = 2;
+/** orderDetail's declared bound (order.ts), which test/access-pattern-bounds.int.test.ts checks. */
+const ORDER_DETAIL_READS = ORDER_DETAIL_READ_BOUND;
+const ATTEMPT_READS = 5;
+/**
+ * One node id: a bare id's two candidates (a customer, read as `customer(id)`, and an order, read
+ * as `order(id)`; what the selection asks of a type is charged below, the most expensive type), an
+ * address's collection head, or one product.
+ */
+const NODE_READS = Math.max(CUSTOMER_READS + ORDER_DETAIL_READS, customerCollection.head.bound, 1);
+
+/** Ids of a `nodes` call, at most NODES_MAX (more is refused before any read). */
+function nodeIds(args: Args): number {
+  return Array.isArray(args.ids) ? Math.min(args.ids.length, NODES_MAX) : NODES_MAX;
+}
+
+/** Lines of a placeOrder input (refused above MAX_LINES before any request). */
+function inputLines(args: Args): number {
+  const lines = (args.input as { lines?: unknown } | undefined)?.lines;
+  return Array.isArray(lines) ? Math.min(lines.length, MAX_LINES) : MAX_LINES;
+}
+
+/** The items a field reads itself, at most, keyed `Type.field`. Fields not listed read nothing. */
+export const FIELD_READS: Record<string, (args: Args) => number> = {
+  'Query.customer': () => CUSTOMER_READS,
+  'Query.customerByEmail': () => CUSTOMER_READS,
+  'Query.me': () => CUSTOMER_READS,
+  'Order.customer': () => CUSTOMER_READS,
+  // The head of the customer collection: the profile and at most MAX_ADDRESSES addresses.
+  'Customer.addresses': () => customerCollection.head.bound,
+  'Customer.orders': (args) => pageSize(args) + 1,
+  'Query.order': () => ORDER_DETAIL_READS,
+  'Order.lines': () => ORDER_DETAIL_READS,
+  'Query.ordersByStatus': (args) => statusPageReadBound(pageSize(args)),
+  'Query.ordersBySku': (args) => skuPageReadBound(pageSize(args)),
+  'Query.product': () => 1,
+  'Query.products': (args) => pageSize(args) + 1,
+  'Query.node': () => NODE_READS,
+  'Query.nodes': (args) => nodeIds(args) * NODE_READS,
+  // The catalog and the profile (one BatchGetItem); then, on a replay, the idempotency record (read when a
+  // same-key request held it, IDEMPOTENCY_PEEKS times at most) and the order it names.
+  'Mutation.placeOrder': (args) => inputLines(args) + 1 + IDEMPOTENCY_PEEKS + ORDER_DETAIL_READS,
+  'Mutation.updateCustomer': () => ATTEMPT_READS,
+  'Mutation.updateOrderStatus': () => ATTEMPT_READS,
+  'Mutation.createCustomer': () => 0,
+  // The customer's profile, for its event sequence (one consistent GetItem).
+  'Mutation.putAddress': () => 1,
+  'Mutation.removeAddress': () => 1,
+  'Mutation.putProduct': () => 0,
+  // Per event: a subscription's root and the event's own fields read nothing; `order` reads the order.
+  'Subscription.orderUpdated': () => 0,
+  'Subscription.myOrderEvents': () => 0,
+  'Subscription.ordersByStatusEvents': () => 0,
+  'OrderEvent.order': () => ORDER_DETAIL_READS,
+};
+
+/**
+ * What a subscription field's `subscribe` reads itself, at most, before its first event (keyed
+ * `Subscription.field`; every subscription field has an entry, test/cost-bound.int.test.ts checks).
+ */
+export const SUBSCRIBE_READS: Record<string, (args: Args) => number> = {
+  // One strongly consistent read of the order (as order(id)), which its access rule decides on.
+  'Subscription.orderUpdated': () => ORDER_DETAIL_READS,
+  'Subscription.myOrderEvents': () => 0,
+  'Subscription.ordersByStatusEvents': () => 0,
+};
+
+/**
+ * Items a mutation writes, at most (transaction actions and single writes alike). placeOrder:
+ * idempotency record, summary, header and event, plus one item a line.
+ */
+export const MUTATION_WRITES: Record<string, (args: Args) => number> = {
+  // Each mutation's transaction also writes its outbox event and the aggregate's sequence (src/model/outbox.ts).
+  placeOrder: (args) => ORDER_FIXED_ACTIONS + inputLines(args),
+  createCustomer: () => 3,
+  updateCustomer: () => 4,
+  putAddress: () => 3,
+  removeAddress: () => 3,
+  updateOrderStatus: () => 3,
+  putProduct: () => 2,
+};
+/** A mutation with no entry above is charged a whole transaction (100 actions). */
+const UNKNOWN_MUTATION_WRITES = 100;
+
+/** Lists of objects that are not connections, and how many elements they hold at most. */
+export const LIST_SIZES: Record<string, number> = {
+  'Customer.addresses': MAX_ADDRESSES,
+  'Order.lines': MAX_STORED_LINES,
+  'Query.nodes': NODES_MAX,
+};
+
+/** Lists whose size an argument tells: `nodes(ids)` holds one element an id. */
+export const LIST_ARG_SIZES: Record<string, (args: Args) => number> = { 'Query.nodes': nodeIds };
+
+/** The fields of a `…Connection` type that repeat their selection `first` times. */
+export const CONNECTION_LISTS = new Set(['nodes', 'edges']);
+
+interface Tally {
+  reads: number;
+  overhead: number;
+  writes: number;
+}
+
+/** Estimates one operation of `document` with its (already coerced) variables. */
+export function estimateOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Args,
+): OperationEstimate {
+  const fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  const root =
+    operation.operation === 'mutation'
+      ? schema.getMutationType()
+      : operation.operation === 'query'
+        ? schema.getQueryType()
+        : schema.getSubscriptionType();
+  if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0, startReads: 0, startCost: 0 };
+  const walker = new Walker(schema, fragments, variables);
+  const fields = walker.fields(operation.selectionSet, root);
+  const tally = walker.selection(operation.selectionSet, root, 1);
+  const dataFields = fields.filter((field) => !field.name.value.startsWith('__')).length;
+  const startReads = operation.operation === 'subscription' ? walker.startReads(fields, root) : 0;
+  return {
+    reads: tally.reads,
+    cost: tally.reads + tally.overhead,
+    writes: tally.writes,
+    mutationFields: operation.operation === 'mutation' ? dataFields : 0,
+    dataFields,
+    startReads,
+    startCost: startReads,
+  };
+}
+
+class Walker {
+  /** Each named fragment's cost per type and page size, computed once: linear time, no fragment bombs. */
+  private readonly memo = new Map<string, Tally>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    private readonly variables: Args,
+  ) {}
+
+  /** The cost of a selection set on `type`; `page` is the page size when `type` is a connection. */
+  selection(set: SelectionSetNode, type: GraphQLCompositeType, page: number): Tally {
+    if (isAbstractType(type)) {
+      // Whichever concrete type comes back: the most expensive one.
+      return this.schema
+        .getPossibleTypes(type)
+        .map((concrete) => this.selection(set, concrete, page))
+        .reduce(max, { reads: 0, overhead: 0, writes: 0 });
+    }
+    const total: Tally = { reads: 0, overhead: 0, writes: 0 };
+    const spread = new Set<string>();
+    for (const selection of set.selections) {
+      if (!this.included(selection)) continue;
+      if (selection.kind === Kind.FIELD) add(total, this.field(selection, type, page));
+      else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (this.applies(selection.typeCondition?.name.value, type)) add(total, this.selection(selection.selectionSet, type, page));
+      } else {
+        // A fragment spread twice in one selection set is collected once (as graphql-js executes it).
+        const fragment = this.fragments.get(selection.name.value);
+        if (!fragment || spread.has(fragment.name.value) || !this.applies(fragment.typeCondition.name.value, type)) continue;
+        spread.add(fragment.name.value);
+        add(total, this.fragment(fragment, type, page));
+      }
+    }
+    return total;
+  }
+
+  /** The root fields an operation selects, fragments flattened, skipped ones left out. */
+  fields(set: SelectionSetNode, type: GraphQLObjectType): FieldNode[] {
+    const out: FieldNode[] = [];
+    const visited = new Set<string>();
+    const visit = (selections: SelectionSetNode) => {
+      for (const selection of selections.selections) {
+        if (!this.included(selection)) continue;
+        if (selection.kind === Kind.FIELD) out.push(selection);
+        else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          if (this.applies(selection.typeCondition?.name.value, type)) visit(selection.selectionSet);
+        } else {
+          const fragment = this.fragments.get(selection.name.value);
+          if (!fragment || visited.has(fragment.name.value) || !this.applies(fragment.typeCondition.name.value, type)) continue;
+          visited.add(fragment.name.value);
+          visit(fragment.selectionSet);
+        }
+      }
+    };
+    visit(set);
+    return out;
+  }
+
+  /** What the root fields' own `subscribe` read before the first event (SUBSCRIBE_READS). */
+  startReads(fields: FieldNode[], root: GraphQLObjectType): number {
+    let total = 0;
+    for (const node of fields) {
+      const definition = root.getFields()[node.name.value];
+      if (!definition) continue; // introspection, or refused by validation already
+      const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
+      total += SUBSCRIBE_READS[`${root.name}.${node.name.value}`]?.(args) ?? 0;
+    }
+    return total;
+  }
+
+  private fragment(fragment: FragmentDefinitionNode, type: GraphQLObjectType, page: number): Tally {
+    const key = `${fragment.name.value}|${type.name}|${page}`;
+    const known = this.memo.get(key);
+    if (known) return known;
+    if (this.inProgress.has(key)) return { reads: 0, overhead: 0, writes: 0 }; // a cycle: validation refuses it already
+    this.inProgress.add(key);
+    const tally = this.selection(fragment.selectionSet, type, page);
+    this.inProgress.delete(key);
+    this.memo.set(key, tally);
+    return tally;
+  }
+
+  private field(node: FieldNode, parent: GraphQLObjectType, page: number): Tally {
+    const name = node.name.value;
+    if (name.startsWith('__')) return { reads: 0, overhead: node.selectionSet ? 1 : 0, writes: 0 };
+    const definition = parent.getFields()[name];
+    if (!definition) return { reads: 0, overhead: 0, writes: 0 }; // validation refused it already
+    const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
+    const key = `${parent.name}.${name}`;
+    const reads = FIELD_READS[key]?.(args) ?? 0;
+    const writes = parent === this.schema.getMutationType() ? (MUTATION_WRITES[name]?.(args) ?? UNKNOWN_MUTATION_WRITES) : 0;
+    const named = getNamedType(definition.type);
+    if (!node.selectionSet || !isCompositeType(named)) return { reads, overhead: 0, writes };
+    const below = this.selection(node.selectionSet, named, named.name.endsWith('Connection') ? pageSize(args) : 1);
+    const times = LIST_ARG_SIZES[key]?.(args) ?? this.repeats(key, name, parent, definition.type, page);
+    return { reads: reads + times * below.reads, overhead: 1 + times * below.overhead, writes: writes + times * below.writes };
+  }
+
+  /** How many times a field's selection runs: list sizes, `first` for a connection's lists. */
+  private repeats(key: string, name: string, parent: GraphQLObjectType, type: GraphQLType, page: number): number {
+    if (!isList(type)) return 1;
+    if (parent.name.endsWith('Connection') && CONNECTION_LISTS.has(name)) return page;
+    return LIST_SIZES[key] ?? FIRST_MAX;
+  }
+
+  private applies(condition: string | undefined, type: GraphQLObjectType): boolean {
+    if (condition === undefined || condition === type.name) return true;
+    const conditionType = this.schema.getType(condition);
+    return conditionType !== undefined && isAbstractType(conditionType) && this.schema.isSubType(conditionType, type);
+  }
+
+  private included(node: SelectionSetNode['selections'][number]): boolean {
+    if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if !== false;
+  }
+}
+
+function isList(type: GraphQLType): boolean {
+  return isListType(isNonNullType(type) ? type.ofType : type);
+}
+
+function add(total: Tally, part: Tally): void {
+  total.reads += part.reads;
+  total.overhead += part.overhead;
+  total.writes += part.writes;
+}
+
+function max(a: Tally, b: Tally): Tally {
+  return { reads: Math.max(a.reads, b.reads), overhead: Math.max(a.overhead, b.overhead), writes: Math.max(a.writes, b.writes) };
+}

@@ -1,0 +1,86 @@
+/**
+ * What a client sees of an error, on every transport: HTTP and Lambda (Apollo's `formatError`,
+ * src/http/server.ts) and WebSocket (src/live/websocket.ts). The codes are the registry's
+ * (src/model/errors.ts); AWS and network faults are recognised in src/dynamo/errors.ts.
+ */
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { ErrorCode, isDomainError, UNAVAILABLE_MESSAGES, type UnavailableReason } from '../model/errors';
+import { transientFault } from '../dynamo/errors';
+
+export const GENERIC_MESSAGE = 'Internal server error';
+
+/**
+ * Why an error makes its request UNAVAILABLE: the model's `unavailable(...)`, or a transient
+ * DynamoDB fault (src/dynamo/errors.ts) that reached the top with no code of its own. `code` is
+ * the GraphQL error's (an error that has its own, such as the identity provider's, keeps it).
+ */
+export function unavailability(error: unknown, code: unknown): { reason: UnavailableReason; retryAfterSeconds: number } | undefined {
+  const original = rootCause(error);
+  if (isDomainError(original)) {
+    return original.code === ErrorCode.UNAVAILABLE
+      ? { reason: original.reason ?? 'unreachable', retryAfterSeconds: original.retryAfterSeconds ?? 1 }
+      : undefined;
+  }
+  return code === undefined || code === 'INTERNAL_SERVER_ERROR' ? transientFault(original) : undefined;
+}
+
+/** The error a GraphQLError wraps, however deep (a resolver's, or the context function's). */
+export function rootCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; current instanceof GraphQLError && current.originalError && depth < 5; depth++) current = current.originalError;
+  return current;
+}
+
+/** graphql's suggestions ("Did you mean "x"?", "Did you mean the enum value "Y"?") map the schema: not shown in production. */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/\s*Did you mean\b[^?]*\?/g, '').trim();
+}
+
+export interface ErrorFormatting {
+  production: boolean;
+  /** Shown on INTERNAL_SERVER_ERROR and UNAVAILABLE (HTTP adds it in `maskInternalErrors`). */
+  requestId?: string | undefined;
+}
+
+/**
+ * What a client sees of any error, on every transport (Apollo's `formatError` for HTTP and Lambda,
+ * src/live/websocket.ts's `formatError`): a domain error keeps its message and stable code (UNAVAILABLE
+ * with `retryable`, `retryAfterSeconds`, `reason`); a transient DynamoDB fault (throttled,
+ * unreachable, exhausted conflicts: src/dynamo/errors.ts) becomes UNAVAILABLE with a generic,
+ * stable message; any other error without a code of its own is INTERNAL_SERVER_ERROR, generic
+ * in production; in production no message carries graphql's suggestions.
+ */
+export function formatClientError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  // Masked unless told otherwise: forgetting the option can only hide details, never show them.
+  options: ErrorFormatting = { production: true },
+): GraphQLFormattedError {
+  const original = rootCause(error);
+  const code = formatted.extensions?.code;
+  const requestId = options.requestId === undefined ? {} : { requestId: options.requestId };
+  const outage = unavailability(original, code);
+  if (outage) {
+    const message = isDomainError(original) ? original.message : UNAVAILABLE_MESSAGES[outage.reason];
+    const extensions = { code: ErrorCode.UNAVAILABLE, retryable: true, retryAfterSeconds: outage.retryAfterSeconds, reason: outage.reason };
+    return { message, locations: formatted.locations, path: formatted.path, extensions: { ...extensions, ...requestId } };
+  }
+  if (isDomainError(original)) {
+    return {
+      ...formatted,
+      message: original.message,
+      extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
+    };
+  }
+  if (code === undefined || code === 'INTERNAL_SERVER_ERROR') {
+    if (!options.production) return { ...formatted, extensions: { ...formatted.extensions, code: 'INTERNAL_SERVER_ERROR', ...requestId } };
+    // Production: no engine text, stack or extension of the original reaches the client.
+    return {
+      message: GENERIC_MESSAGE,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', ...requestId },
+    };
+  }
+  return options.production ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
+}
