@@ -69,8 +69,8 @@ import {
   IDEMPOTENCY_PEEKS,
   MAX_LINES,
   MAX_STORED_LINES,
+  MUTATION_WRITE_BOUNDS,
   NODES_MAX,
-  ORDER_FIXED_ACTIONS,
   ORDER_DETAIL_READ_BOUND,
   skuPageReadBound,
   statusPageReadBound,
@@ -156,19 +156,12 @@ export const SUBSCRIBE_READS: Record<string, (args: Args) => number> = {
 };
 
 /**
- * Items a mutation writes, at most (transaction actions and single writes alike). placeOrder:
- * idempotency record, summary, header and event, plus one item a line.
+ * Items a mutation writes, at most: computed from the transactions the model builds
+ * (src/model/write-bounds.ts); placeOrder's from the lines of its input.
  */
-export const MUTATION_WRITES: Record<string, (args: Args) => number> = {
-  // Each mutation's transaction also writes its outbox event and the aggregate's sequence (src/model/outbox.ts).
-  placeOrder: (args) => ORDER_FIXED_ACTIONS + inputLines(args),
-  createCustomer: () => 3,
-  updateCustomer: () => 4,
-  putAddress: () => 3,
-  removeAddress: () => 3,
-  updateOrderStatus: () => 3,
-  putProduct: () => 2,
-};
+export const MUTATION_WRITES: Record<string, (args: Args) => number> = Object.fromEntries(
+  Object.entries(MUTATION_WRITE_BOUNDS).map(([name, bound]) => [name, (args: Args) => bound(inputLines(args))]),
+);
 /** A mutation with no entry above is charged a whole transaction (100 actions). */
 const UNKNOWN_MUTATION_WRITES = 100;
 

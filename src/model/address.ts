@@ -67,23 +67,7 @@ export async function putAddress(table: Table, customerId: string, input: Addres
     if (adds && labels.size >= MAX_ADDRESSES) {
       throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
     }
-    const step = sequenceStep(sequenceOf(profile));
-    const event = outboxEvent(customerEvent('AddressPut', id, { label: address.label }), step.values[':seq'] as number, actor);
-    const outcome = await profileTransaction(table, profile, [
-      {
-        Update: {
-          Key: customerKeys.profile(id),
-          // Every change of the label set moves the sequence, so the condition on the sequence read
-          // vouches for the set read: the bound checked on it above holds at commit.
-          UpdateExpression: adds ? `ADD addressLabels :labels SET ${step.set}` : `SET ${step.set}`,
-          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
-          ExpressionAttributeValues: { ...step.values, ...(adds ? { ':labels': new Set([address.label]) } : {}) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      { Put: { Item: addressToItem(id, address) } },
-      eventPut(event),
-    ]);
+    const outcome = await profileTransaction(table, profile, putAddressActions(profile, id, address, adds, actor));
     if (outcome === 'committed') return address;
     profile = outcome.profile;
   }
@@ -103,25 +87,54 @@ export async function removeAddress(table: Table, customerId: string, label: str
   for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
     if (!profile) throw customerNotFound(id);
     if (!labelsOf(profile).has(checkedLabel)) return false;
-    const step = sequenceStep(sequenceOf(profile));
-    const event = outboxEvent(customerEvent('AddressRemoved', id, { label: checkedLabel }), step.values[':seq'] as number, actor);
-    const outcome = await profileTransaction(table, profile, [
-      {
-        Update: {
-          Key: customerKeys.profile(id),
-          UpdateExpression: `DELETE addressLabels :labels SET ${step.set}`,
-          ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
-          ExpressionAttributeValues: { ...step.values, ':labels': new Set([checkedLabel]) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      { Delete: { Key: addressKeys.key(id, checkedLabel) } },
-      eventPut(event),
-    ]);
+    const outcome = await profileTransaction(table, profile, removeAddressActions(profile, id, checkedLabel, actor));
     if (outcome === 'committed') return true;
     profile = outcome.profile;
   }
   throw unavailable('contention', `the addresses of customer ${id} are being changed concurrently; try again`);
+}
+
+/**
+ * putAddress's transaction from the profile as read: its label set (`adds`: a new label) and
+ * sequence, conditioned on the sequence read, the address, and AddressPut.
+ */
+export function putAddressActions(profile: Item, id: string, address: AddressRecord, adds: boolean, actor: EventActor): TransactAction[] {
+  const step = sequenceStep(sequenceOf(profile));
+  const event = outboxEvent(customerEvent('AddressPut', id, { label: address.label }), step.values[':seq'] as number, actor);
+  return [
+    {
+      Update: {
+        Key: customerKeys.profile(id),
+        // Every change of the label set moves the sequence, so the condition on the sequence read
+        // vouches for the set read: the bound checked on it holds at commit.
+        UpdateExpression: adds ? `ADD addressLabels :labels SET ${step.set}` : `SET ${step.set}`,
+        ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
+        ExpressionAttributeValues: { ...step.values, ...(adds ? { ':labels': new Set([address.label]) } : {}) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { Item: addressToItem(id, address) } },
+    eventPut(event),
+  ];
+}
+
+/** removeAddress's transaction from the profile as read: its label set and sequence, the address's Delete, AddressRemoved. */
+export function removeAddressActions(profile: Item, id: string, label: string, actor: EventActor): TransactAction[] {
+  const step = sequenceStep(sequenceOf(profile));
+  const event = outboxEvent(customerEvent('AddressRemoved', id, { label }), step.values[':seq'] as number, actor);
+  return [
+    {
+      Update: {
+        Key: customerKeys.profile(id),
+        UpdateExpression: `DELETE addressLabels :labels SET ${step.set}`,
+        ConditionExpression: `attribute_exists(PK) AND ${step.condition}`,
+        ExpressionAttributeValues: { ...step.values, ':labels': new Set([label]) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Delete: { Key: addressKeys.key(id, label) } },
+    eventPut(event),
+  ];
 }
 
 /** The profile item, read strongly (its label set and sequence are what the transaction is conditioned on). */

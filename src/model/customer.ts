@@ -17,7 +17,7 @@
  * transaction. Every email key goes through `canonicalEmail` (email.ts); the profile displays
  * the email in its NFKC form, as checkEmail returns it.
  */
-import type { Table, TransactAction } from '../dynamo/table';
+import type { Item, Table, TransactAction } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
 import { setFields } from '../dynamo/update-expression';
 import type { EventActor, EventType } from './events';
@@ -158,19 +158,8 @@ export async function createCustomer(
     email: checkEmail(input.email),
     createdAt: nowIso(),
   };
-  const event = outboxEvent(customerEvent('CustomerCreated', customer.id, { name: customer.name, email: customer.email }), 1, actor);
   try {
-    await writeTransaction(table, [
-      // The stats baseline is its creation: every order it will place has its OrderPlaced event.
-      {
-        Put: {
-          Item: { ...customerToItem(customer), [EVENT_SEQ]: 1, [STATS_BASELINE]: customer.createdAt },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
-      eventPut(event),
-    ]);
+    await writeTransaction(table, createCustomerActions(customer, actor));
   } catch (error) {
     const reasons = cancellationReasons(error);
     if (failedCondition(reasons?.[0])) throw conflict(`customer ${customer.id} already exists: an identity makes its customer once`);
@@ -178,6 +167,22 @@ export async function createCustomer(
     throw error;
   }
   return customer;
+}
+
+/** createCustomer's transaction: the profile (sequence 1), its email guard and CustomerCreated. */
+export function createCustomerActions(customer: CustomerRecord, actor: EventActor): TransactAction[] {
+  const event = outboxEvent(customerEvent('CustomerCreated', customer.id, { name: customer.name, email: customer.email }), 1, actor);
+  return [
+    // The stats baseline is its creation: every order it will place has its OrderPlaced event.
+    {
+      Put: {
+        Item: { ...customerToItem(customer), [EVENT_SEQ]: 1, [STATS_BASELINE]: customer.createdAt },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    { Put: { Item: emailGuardItem(customer.email, customer.id), ConditionExpression: 'attribute_not_exists(PK)' } },
+    eventPut(event),
+  ];
 }
 
 /** A draft of an event of the customer aggregate (its id is the customer's). */
@@ -207,45 +212,9 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
     if (!root) throw customerNotFound(customerId);
     const current = customerFromItem(root);
     const next: CustomerRecord = { ...current, name: name ?? current.name, email: email ?? current.email };
-    const changed = {
-      name: next.name === current.name ? undefined : next.name,
-      email: next.email === current.email ? undefined : next.email,
-    };
-    if (changed.name === undefined && changed.email === undefined) return current;
-    const step = sequenceStep(sequenceOf(root));
-    const event = outboxEvent(customerEvent('CustomerUpdated', customerId, changed), step.values[':seq'] as number, actor);
-    // The email's key form moves only when its canonical form does; another spelling stays put.
+    if (next.name === current.name && next.email === current.email) return current;
     const moves = canonicalEmail(next.email) !== canonicalEmail(current.email);
-    const set = setFields({ name: changed.name, email: changed.email });
-    const actions: TransactAction[] = [
-      {
-        Update: {
-          Key: customerKeys.profile(customerId),
-          UpdateExpression: `${set.expression}, ${step.set}${moves ? ', GSI1PK = :gsi1pk' : ''}`,
-          ConditionExpression: `attribute_exists(PK) AND email = :was AND ${step.condition}`,
-          ExpressionAttributeNames: set.names,
-          ExpressionAttributeValues: {
-            ...set.values,
-            ...step.values,
-            ':was': current.email,
-            ...(moves ? { ':gsi1pk': customerKeys.gsi1pk(next.email) } : {}),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      eventPut(event),
-    ];
-    if (moves)
-      actions.push(
-        {
-          Delete: {
-            Key: emailGuardKey(current.email),
-            ConditionExpression: 'customerId = :id',
-            ExpressionAttributeValues: { ':id': customerId },
-          },
-        },
-        { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
-      );
+    const actions = updateCustomerActions(root, current, next, actor);
     try {
       await writeTransaction(table, actions);
       return next;
@@ -260,6 +229,55 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
     }
   }
   throw unavailable('contention', `customer ${customerId} is being changed concurrently; try again`);
+}
+
+/**
+ * updateCustomer's transaction, from the profile item as read (`root`, its sequence), what it holds
+ * (`current`) and what it becomes (`next`, differing in name or email): the profile's new fields
+ * and sequence, CustomerUpdated, and, when the email's canonical form moves, the old guard's Delete
+ * and the new guard's Put (the profile's GSI1 key moves with it).
+ */
+export function updateCustomerActions(root: Item, current: CustomerRecord, next: CustomerRecord, actor: EventActor): TransactAction[] {
+  const customerId = current.id;
+  const changed = {
+    name: next.name === current.name ? undefined : next.name,
+    email: next.email === current.email ? undefined : next.email,
+  };
+  const step = sequenceStep(sequenceOf(root));
+  const event = outboxEvent(customerEvent('CustomerUpdated', customerId, changed), step.values[':seq'] as number, actor);
+  // The email's key form moves only when its canonical form does; another spelling stays put.
+  const moves = canonicalEmail(next.email) !== canonicalEmail(current.email);
+  const set = setFields({ name: changed.name, email: changed.email });
+  const actions: TransactAction[] = [
+    {
+      Update: {
+        Key: customerKeys.profile(customerId),
+        UpdateExpression: `${set.expression}, ${step.set}${moves ? ', GSI1PK = :gsi1pk' : ''}`,
+        ConditionExpression: `attribute_exists(PK) AND email = :was AND ${step.condition}`,
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: {
+          ...set.values,
+          ...step.values,
+          ':was': current.email,
+          ...(moves ? { ':gsi1pk': customerKeys.gsi1pk(next.email) } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    eventPut(event),
+  ];
+  if (moves)
+    actions.push(
+      {
+        Delete: {
+          Key: emailGuardKey(current.email),
+          ConditionExpression: 'customerId = :id',
+          ExpressionAttributeValues: { ':id': customerId },
+        },
+      },
+      { Put: { Item: emailGuardItem(next.email, customerId), ConditionExpression: 'attribute_not_exists(PK)' } },
+    );
+  return actions;
 }
 
 export function customerNotFound(customerId: string) {

@@ -23,3 +23,4 @@ export * from './node-id';
 export * from './events';
 export * from './outbox';
 export * from './customer-stats';
+export * from './write-bounds';

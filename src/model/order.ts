@@ -15,7 +15,7 @@
  * keys are written with it by placeOrder; lines written before they existed got them from
  * migration 0001 (src/ops/migrations/0001-order-lines-by-sku.ts).
  */
-import type { Item, Key, Table } from '../dynamo/table';
+import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound, unavailable } from './errors';
@@ -208,43 +208,8 @@ export async function updateOrderStatus(
     if (!canMove(current.status, to)) {
       throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
     }
-    const step = sequenceStep(sequenceOf(item));
-    const event = outboxEvent(
-      {
-        eventType: 'OrderStatusChanged',
-        aggregateType: 'Order',
-        aggregateId: orderId,
-        customerId: current.customerId,
-        payload: { orderId, from: current.status, to },
-      },
-      step.values[':seq'] as number,
-      actor,
-    );
-    const values = { ':to': to, ':from': current.status };
-    const names = { '#status': 'status' };
     try {
-      await writeTransaction(table, [
-        {
-          Update: {
-            Key: orderKeys.header(orderId),
-            UpdateExpression: `SET #status = :to, ${step.set}`,
-            ConditionExpression: `#status = :from AND ${step.condition}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ...step.values },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        {
-          Update: {
-            Key: orderKeys.summary(current),
-            UpdateExpression: 'SET #status = :to, GSI1PK = :gsi1pk',
-            ConditionExpression: '#status = :from',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':gsi1pk': orderSummaryEntity.gsi1({ ...current, status: to }).GSI1PK },
-          },
-        },
-        eventPut(event),
-      ]);
+      await writeTransaction(table, updateOrderStatusActions(item!, current, to, actor));
       return { ...current, status: to };
     } catch (error) {
       const reasons = cancellationReasons(error);
@@ -255,4 +220,49 @@ export async function updateOrderStatus(
     }
   }
   throw unavailable('contention', `order ${orderId} is being changed concurrently; try again`);
+}
+
+/**
+ * updateOrderStatus's transaction from the header as read (`header`, its status and sequence): the
+ * header's status and sequence, the summary's status and GSI1 key, both conditioned on the status
+ * read, and OrderStatusChanged (the order's own sequence).
+ */
+export function updateOrderStatusActions(header: Item, current: OrderRecord, to: OrderStatus, actor: EventActor): TransactAction[] {
+  const orderId = current.id;
+  const step = sequenceStep(sequenceOf(header));
+  const event = outboxEvent(
+    {
+      eventType: 'OrderStatusChanged',
+      aggregateType: 'Order',
+      aggregateId: orderId,
+      customerId: current.customerId,
+      payload: { orderId, from: current.status, to },
+    },
+    step.values[':seq'] as number,
+    actor,
+  );
+  const values = { ':to': to, ':from': current.status };
+  const names = { '#status': 'status' };
+  return [
+    {
+      Update: {
+        Key: orderKeys.header(orderId),
+        UpdateExpression: `SET #status = :to, ${step.set}`,
+        ConditionExpression: `#status = :from AND ${step.condition}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ...step.values },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      Update: {
+        Key: orderKeys.summary(current),
+        UpdateExpression: 'SET #status = :to, GSI1PK = :gsi1pk',
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':gsi1pk': orderSummaryEntity.gsi1({ ...current, status: to }).GSI1PK },
+      },
+    },
+    eventPut(event),
+  ];
 }

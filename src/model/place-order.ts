@@ -139,7 +139,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
   const totalCents = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
   if (totalCents > INT_MAX) throw badInput(`the order total must be at most ${INT_MAX} cents`, 'input.lines');
 
-  const order: OrderRecord = {
+  const order: OrderRecord & { lines: OrderLineRecord[] } = {
     id: newId(),
     customerId,
     placedAt: requestedAt ?? nowIso(),
@@ -149,33 +149,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
     lines,
   };
   const now = epochSeconds();
-  // The order is the aggregate of its own events: OrderPlaced is its sequence 1, held by the header
-  // it creates; a status change continues from there (order.ts). No item of the customer is written.
-  const event = outboxEvent(
-    {
-      eventType: 'OrderPlaced',
-      aggregateType: 'Order',
-      aggregateId: order.id,
-      customerId,
-      payload: { orderId: order.id, status: order.status, totalCents, lineCount: order.lineCount, placedAt: order.placedAt },
-    },
-    1,
-    actor,
-  );
-  const actions = guardActions([
-    {
-      Put: {
-        Item: idempotencyToItem({ customerId, key, orderId: order.id, fingerprint: digest, expiresAt: now + IDEMPOTENCY_TTL_SECONDS }),
-        ConditionExpression: IDEMPOTENCY_FREE,
-        ExpressionAttributeValues: { ':now': now },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    { Put: { Item: pendingStats(summaryToItem(order)), ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: { ...headerToItem(order), [EVENT_SEQ]: event.sequence }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    ...lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
-    eventPut(event),
-  ]);
+  const actions = guardActions(placeOrderActions(order, { key, fingerprint: digest, now }, actor));
   if (actions.length !== ORDER_FIXED_ACTIONS + lines.length)
     throw new Error('placeOrder writes ORDER_FIXED_ACTIONS items besides its lines');
   // Wave 2: the transaction. Every item in it is new, so the only item another request can hold
@@ -203,6 +177,52 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
         throw contended(error, 'the order met concurrent writes and was not placed; send it again with the same idempotencyKey');
     }
   }
+}
+
+/**
+ * placeOrder's transaction, every item new: the idempotency record claimed for `claim.key` (free or
+ * expired at `claim.now`), the summary (stats pending), the header holding the order aggregate's
+ * sequence, one item a line (with its SKU index keys) and OrderPlaced, the aggregate's sequence 1.
+ * No item of the customer is written.
+ */
+export function placeOrderActions(
+  order: OrderRecord & { lines: readonly OrderLineRecord[] },
+  claim: { key: string; fingerprint: string; now: number },
+  actor: EventActor,
+): TransactAction[] {
+  const { id, customerId, status, totalCents, lineCount, placedAt } = order;
+  const event = outboxEvent(
+    {
+      eventType: 'OrderPlaced',
+      aggregateType: 'Order',
+      aggregateId: id,
+      customerId,
+      payload: { orderId: id, status, totalCents, lineCount, placedAt },
+    },
+    1,
+    actor,
+  );
+  const record = {
+    customerId,
+    key: claim.key,
+    orderId: id,
+    fingerprint: claim.fingerprint,
+    expiresAt: claim.now + IDEMPOTENCY_TTL_SECONDS,
+  };
+  return [
+    {
+      Put: {
+        Item: idempotencyToItem(record),
+        ConditionExpression: IDEMPOTENCY_FREE,
+        ExpressionAttributeValues: { ':now': claim.now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { Item: pendingStats(summaryToItem(order)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...headerToItem(order), [EVENT_SEQ]: event.sequence }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...order.lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
+    eventPut(event),
+  ];
 }
 
 /**

@@ -13,7 +13,7 @@
  *   by full key, so they spread over whatever ranges the collection has been split into.
  * A product is never deleted, only made inactive: orders keep naming its SKU.
  */
-import type { Item, Key, Table } from '../dynamo/table';
+import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { badInput, unavailable } from './errors';
 import type { EventActor } from './events';
@@ -203,31 +203,8 @@ export async function putProduct(table: Table, input: ProductInput, actor: Event
   const checked = checkProduct(input);
   let stored: Item | undefined;
   for (let attempt = 0; attempt < PRODUCT_WRITE_ATTEMPTS; attempt++) {
-    const was = sequenceOf(stored);
-    const step = sequenceStep(was);
-    const sequence = step.values[':seq'] as number;
-    const event = outboxEvent(
-      {
-        eventType: 'ProductPut',
-        aggregateType: 'Product',
-        aggregateId: checked.sku,
-        payload: { sku: checked.sku, priceCents: checked.priceCents, active: checked.active },
-      },
-      sequence,
-      actor,
-    );
     try {
-      await writeTransaction(table, [
-        {
-          Put: {
-            Item: { ...productToItem(checked), [EVENT_SEQ]: sequence },
-            ConditionExpression: stored ? `attribute_exists(PK) AND ${step.condition}` : 'attribute_not_exists(PK)',
-            ...(stored && was > 0 ? { ExpressionAttributeValues: { ':seqWas': was } } : {}),
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        eventPut(event),
-      ]);
+      await writeTransaction(table, putProductActions(checked, stored, actor));
       return checked;
     } catch (error) {
       const reasons = cancellationReasons(error);
@@ -237,4 +214,35 @@ export async function putProduct(table: Table, input: ProductInput, actor: Event
     }
   }
   throw unavailable('contention', `product ${checked.sku} is being changed concurrently; try again`);
+}
+
+/**
+ * putProduct's transaction: the product (new, or replacing `stored` conditioned on the sequence it
+ * holds) and ProductPut.
+ */
+export function putProductActions(product: ProductRecord, stored: Item | undefined, actor: EventActor): TransactAction[] {
+  const was = sequenceOf(stored);
+  const step = sequenceStep(was);
+  const sequence = step.values[':seq'] as number;
+  const event = outboxEvent(
+    {
+      eventType: 'ProductPut',
+      aggregateType: 'Product',
+      aggregateId: product.sku,
+      payload: { sku: product.sku, priceCents: product.priceCents, active: product.active },
+    },
+    sequence,
+    actor,
+  );
+  return [
+    {
+      Put: {
+        Item: { ...productToItem(product), [EVENT_SEQ]: sequence },
+        ConditionExpression: stored ? `attribute_exists(PK) AND ${step.condition}` : 'attribute_not_exists(PK)',
+        ...(stored && was > 0 ? { ExpressionAttributeValues: { ':seqWas': was } } : {}),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    eventPut(event),
+  ];
 }
