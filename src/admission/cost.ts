@@ -63,9 +63,9 @@ import {
 } from 'graphql';
 import {
   customerCollection,
+  type CollectionDeclaration,
   FIRST_DEFAULT,
   FIRST_MAX,
-  MAX_ADDRESSES,
   IDEMPOTENCY_PEEKS,
   MAX_LINES,
   MAX_STORED_LINES,
@@ -110,15 +110,40 @@ function inputLines(args: Args): number {
   return Array.isArray(lines) ? Math.min(lines.length, MAX_LINES) : MAX_LINES;
 }
 
+/**
+ * What the fields of a collection's GraphQL type read themselves, from its declaration
+ * (src/model/customer-collection/members.ts): a head member's field the head Query (at most the
+ * head's bounds: the profile and the addresses), a window field its page and one look-ahead
+ * item; the root's fields (the profile's) nothing, answered with the root the parent read.
+ */
+function collectionReads(collection: CollectionDeclaration): Record<string, (args: Args) => number> {
+  const reads: Record<string, (args: Args) => number> = {};
+  for (const member of collection.members) {
+    if (member === collection.root) continue;
+    for (const field of member.fields ?? [])
+      reads[`${collection.graphql.type}.${field}`] =
+        member === collection.window ? (args) => pageSize(args) + 1 : () => collection.head.bound;
+  }
+  return reads;
+}
+
+/** The lists a collection's head members answer, and their declared bounds. */
+function collectionListSizes(collection: CollectionDeclaration): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  for (const member of collection.head.members)
+    if (member !== collection.root && typeof member.bound === 'number')
+      for (const field of member.fields ?? []) sizes[`${collection.graphql.type}.${field}`] = member.bound;
+  return sizes;
+}
+
 /** The items a field reads itself, at most, keyed `Type.field`. Fields not listed read nothing. */
 export const FIELD_READS: Record<string, (args: Args) => number> = {
   'Query.customer': () => CUSTOMER_READS,
   'Query.customerByEmail': () => CUSTOMER_READS,
   'Query.me': () => CUSTOMER_READS,
   'Order.customer': () => CUSTOMER_READS,
-  // The head of the customer collection: the profile and at most MAX_ADDRESSES addresses.
-  'Customer.addresses': () => customerCollection.head.bound,
-  'Customer.orders': (args) => pageSize(args) + 1,
+  // The fields of the customer collection's type, from its declaration: see collectionReads.
+  ...collectionReads(customerCollection),
   'Query.order': () => ORDER_DETAIL_READS,
   'Order.lines': () => ORDER_DETAIL_READS,
   'Query.ordersByStatus': (args) => statusPageReadBound(pageSize(args)),
@@ -167,7 +192,7 @@ const UNKNOWN_MUTATION_WRITES = 100;
 
 /** Lists of objects that are not connections, and how many elements they hold at most. */
 export const LIST_SIZES: Record<string, number> = {
-  'Customer.addresses': MAX_ADDRESSES,
+  ...collectionListSizes(customerCollection),
   'Order.lines': MAX_STORED_LINES,
   'Query.nodes': NODES_MAX,
 };

@@ -15,9 +15,10 @@
 import type { AccessPattern } from './declare';
 import { declarePattern } from './declare';
 import { plannedPatterns } from './customer-collection/plan';
+import { customerCollection } from './customer-collection/members';
 
 export * from './customer-collection/declaration';
-export { customerCollection, type CustomerMember } from './customer-collection/members';
+export { customerCollection, type CollectionNeed, type CustomerMember, type CustomerView } from './customer-collection/members';
 export * from './customer-collection/window';
 export * from './customer-collection/plan';
 export * from './customer-collection/state';
@@ -25,7 +26,7 @@ export * from './customer-collection/session';
 
 /** The Queries a plan may hold (`PlannedQuery.pattern`) and the profiles BatchGetItem. */
 export const collectionPatterns: readonly AccessPattern[] = [
-  ...plannedPatterns,
+  ...plannedPatterns(customerCollection, 'Customer profile', 'Customer'),
   declarePattern('customerProfiles', {
     entity: 'Customer profile',
     graphql: ['Order.customer', 'Customer.name', 'Query.nodes'],

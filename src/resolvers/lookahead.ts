@@ -37,19 +37,24 @@ import {
   type InlineFragmentNode,
   type SelectionSetNode,
 } from 'graphql';
-import { checkWindowArgs, type CheckedWindowArgs, type CollectionNeed, type CustomerCollections, type OrderWindowArgs } from '../model';
+import {
+  checkWindowArgs,
+  customerCollection,
+  type CheckedWindowArgs,
+  type CollectionNeed,
+  type CustomerCollections,
+  type OrderWindowArgs,
+} from '../model';
 
-/** Fields answered from the profile item (`stats`: the aggregate the relay keeps on it). */
-const PROFILE_FIELDS = new Set(['name', 'email', 'createdAt', 'stats']);
-const CUSTOMER = 'Customer';
+/** The collection a customer is, and the member each field of its GraphQL type reads (members.ts). */
+const collection = customerCollection;
+const CUSTOMER = collection.graphql.type!;
 
 /** What a selection of a customer wants, the same for every customer it is asked of. */
-export interface CustomerSelection {
-  profile: boolean;
-  addresses: boolean;
-  /** One per `orders` response key (an alias is its own window), arguments checked. */
+export type CustomerSelection = Omit<CollectionNeed, 'windows'> & {
+  /** One per window field's response key (an alias is its own window), arguments checked. */
   windows: readonly CheckedWindowArgs[];
-}
+};
 
 interface Memo<V> {
   /** Selections below variable-free nodes, per first node, with the node list they were computed for. */
@@ -117,35 +122,34 @@ export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
   return memoised(selections, info, (perDocument) => {
     const customerType = info.schema.getType(CUSTOMER);
     if (!isObjectType(customerType)) throw new Error(`look-ahead needs the object type ${CUSTOMER}`);
-    const selection = { profile: false, addresses: false, windows: [] as CheckedWindowArgs[] };
+    const wanted: Record<string, boolean> = Object.fromEntries(collection.head.members.map((member) => [member.name, false]));
+    const windows: CheckedWindowArgs[] = [];
     for (const [name, nodes] of collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes)) {
       const field = nodes[0]!.name.value;
-      if (PROFILE_FIELDS.has(field)) selection.profile = true;
-      else if (field === 'addresses') selection.addresses = true;
-      else if (field === 'orders') {
-        const definition = customerType.getFields().orders;
-        if (!definition) throw new Error(`${CUSTOMER}.orders is not in the schema (response key ${name})`);
+      const member = collection.graphql.fields.get(field);
+      if (!member) continue;
+      if (member !== collection.window) wanted[member.name] = true;
+      else {
+        const definition = customerType.getFields()[field];
+        if (!definition) throw new Error(`${CUSTOMER}.${field} is not in the schema (response key ${name})`);
         // As graphql-js executes a merged field: with its first node's arguments.
         const node = nodes[0]!;
         const args = checkWindowArgs(getArgumentValues(definition, node, info.variableValues) as OrderWindowArgs);
         (perDocument ? documentWindows : windowsOf(info.variableValues)).set(node, args);
-        selection.windows.push(args);
+        windows.push(args);
       }
     }
-    // Existence is always wanted; with no window to prove it, the profile tells.
-    if (selection.windows.length === 0 && !selection.addresses) selection.profile = true;
-    return selection;
+    // Existence is always wanted; when nothing read from the top proves it, the root (the profile) tells.
+    if (windows.length === 0 && collection.head.members.every((m) => m === collection.root || !wanted[m.name]))
+      wanted[collection.root.name] = true;
+    return { ...wanted, windows } as unknown as CustomerSelection;
   });
 }
 
 /** The need of one customer for the field being resolved: its selection, cursors decoded for that customer. */
 export function customerNeed(info: GraphQLResolveInfo, collections: CustomerCollections, customerId: string): CollectionNeed {
   const selection = customerSelection(info);
-  return {
-    profile: selection.profile,
-    addresses: selection.addresses,
-    windows: selection.windows.map((args) => collections.window(customerId, args)),
-  };
+  return { ...selection, windows: selection.windows.map((args) => collections.window(customerId, args)) };
 }
 
 /**

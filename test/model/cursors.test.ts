@@ -4,6 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  customerCollection,
+  type OrderPage,
   absorb,
   checkOrderWindow,
   emptyState,
@@ -30,6 +32,8 @@ function customerPage(customerId: string, monthOf: string | undefined, orders: r
   const items = orders.map(summaryToItem).sort((a, b) => (String(a.SK) < String(b.SK) ? 1 : -1));
   const state = emptyState();
   absorb(
+    customerCollection,
+    customerId,
     state,
     query!,
     [
@@ -40,7 +44,7 @@ function customerPage(customerId: string, monthOf: string | undefined, orders: r
     ],
     true,
   );
-  return pageOf(customerId, state, window);
+  return pageOf(customerCollection, customerId, state, window) as OrderPage;
 }
 
 const ordersOf = (customerId: string, monthOf: string | undefined) =>

@@ -1,7 +1,10 @@
 /**
  * An item collection, declared once: its partition key, its member entities in the order a
- * descending Query meets them, and how many items of each one collection may hold. The planner's
- * key conditions and `Limit`s (plan.ts) and the splitter (`memberOf`) are derived from it, and
+ * descending Query meets them, how many items of each one collection may hold, the GraphQL
+ * fields each answers and how the unbounded member's runs are paged. Everything else is derived
+ * from it and names no member: the planner's key conditions, `Limit`s and pattern names
+ * (plan.ts), the splitter (`memberOf`, state.ts), the per-request memo (session.ts), the
+ * look-ahead (src/resolvers/lookahead.ts) and the read cost of the fields (src/admission/cost.ts).
  * `defineCollection` refuses a declaration that contradicts itself, when the module loads:
  *
  * - every member's table PK has the collection's template (`CUSTOMER#{…}`), its one part the
@@ -10,12 +13,14 @@
  *   descending order is the order on the wire), and the `type` attributes differ;
  * - the bounded members come first and the one unbounded member (the window, read by `Limit`)
  *   last, and the bounded members' common sort-key prefix (the `head`) claims no key of the window,
- *   so "the head" is one `begins_with` range of at most the sum of the bounds.
+ *   so "the head" is one `begins_with` range of at most the sum of the bounds;
+ * - the head holds an exact member of bound 1 (the root, whose item proves the collection exists),
+ *   every member has a reader (its entity's codec), and no field is answered by two members.
  *
  * Contract relied on by the ordering check: every key part of a member's SK is non-empty (every
  * part shape in src/model/entity/ requires at least one character).
  */
-import type { Item } from '../../dynamo/types';
+import type { Item, Key } from '../../dynamo/types';
 import type { EntityDeclaration } from '../declare';
 
 /** A member of a collection: its entity, the part of its PK that names the collection, its bound. */
@@ -25,15 +30,50 @@ export interface MemberSpec {
   key: string;
   /** The most items of this member one collection holds; `'window'`: unbounded, read by `Limit`. */
   bound: number | 'window';
+  /** The record an item becomes; the entity's codec (`fromItem`) by default. */
+  read?: (item: Item) => unknown;
+  /** The order a member of several items is answered in, and cut at its bound in; the sort key's by default. */
+  order?: (a: never, b: never) => number;
+  /** The fields of the collection's GraphQL type this member answers: look-ahead and cost read them here. */
+  fields?: readonly string[];
 }
 
-export interface CollectionSpec<M extends string> {
+/** A window of the unbounded member: how many items, and the key a page starts after. */
+export interface WindowLike {
+  first: number;
+  start: Key | undefined;
+}
+
+/**
+ * How windows of the unbounded member are told apart and paged. A *run* is the items from one
+ * starting point downwards; windows of one run differ only in how far they reach.
+ */
+export interface RunSpec<W extends WindowLike = WindowLike> {
+  /** Identifies a window's run. */
+  key(window: W): string;
+  /** The key of the run from the top of the window member (a new collection's: empty and complete). */
+  top: string;
+  /** Whether a window starts at the top of the window member (adjacent to the head). */
+  newest(window: W): boolean;
+  /** The SK prefix a window's run reads within (a month's orders: `ORDER#2026-09`). */
+  prefix(window: W): string;
+  /** The page a window answers, from the run's records read so far, newest first. */
+  page(collectionId: string, records: readonly unknown[], window: W): unknown;
+}
+
+export interface CollectionSpec<M extends string, W extends WindowLike = WindowLike> {
   name: string;
   /** The partition key template, `CUSTOMER#{customerId}`: one part. */
   pk: string;
   /** The members, top first: the order of a descending Query. */
   members: { readonly [name in M]: MemberSpec };
   descending: readonly M[];
+  /** The start of its planned patterns' names (`customer`: `customerScreen`, `customerHead`, …); the name's first word by default. */
+  patterns?: string;
+  /** The GraphQL type a collection is served as (`Customer`), whose fields the members name. */
+  graphql?: string;
+  /** How the window member's runs are keyed and paged; one run from its top by default. */
+  runs?: RunSpec<W>;
 }
 
 export interface CollectionMember<M extends string = string> extends MemberSpec {
@@ -42,9 +82,10 @@ export interface CollectionMember<M extends string = string> extends MemberSpec 
   prefix: string;
   /** Whether the member's SK has no parts (one item a collection: `PROFILE`). */
   exact: boolean;
+  read: (item: Item) => unknown;
 }
 
-export interface CollectionDeclaration<M extends string> {
+export interface CollectionDeclaration<M extends string = string, W extends WindowLike = WindowLike> {
   name: string;
   /** Top first, as a descending Query meets them. */
   members: readonly CollectionMember<M>[];
@@ -57,6 +98,8 @@ export interface CollectionDeclaration<M extends string> {
   head: { members: readonly CollectionMember<M>[]; prefix: string; bound: number };
   /** The one unbounded member, read by `Limit` below the head. */
   window: CollectionMember<M>;
+  /** The exact member (one item, bound 1) lowest in the head: its item proves the collection exists. */
+  root: CollectionMember<M>;
   /** The summed bounds of the members above `name` (what a descending Query reads before reaching it). */
   boundAbove(name: M): number;
   /**
@@ -64,11 +107,30 @@ export interface CollectionDeclaration<M extends string> {
    * or when its table keys are not that member's (the SK prefix and PK are asserted, not trusted).
    */
   memberOf(item: Item): CollectionMember<M>;
+  /** The start of its planned patterns' names. */
+  patterns: string;
+  /** The GraphQL type it is served as, and the member answering each of its fields. */
+  graphql: { type: string | undefined; fields: ReadonlyMap<string, CollectionMember<M>> };
+  runs: RunSpec<W>;
+}
+
+/** What an operation wants of one collection: each head member, and windows of the unbounded one. Existence is always wanted. */
+export type NeedOf<H extends string, W extends WindowLike = WindowLike> = { readonly [K in H]: boolean } & { windows: W[] };
+/** A need of any collection: its head members are looked up by name (`wants`). */
+export interface AnyNeed {
+  windows: WindowLike[];
+}
+
+/** Whether `need` wants the head member `name`. */
+export function wants(need: AnyNeed, name: string): boolean {
+  return (need as unknown as Record<string, unknown>)[name] === true;
 }
 
 const SLOT = /\{[A-Za-z]+\}/g;
 
-export function defineCollection<const M extends string>(spec: CollectionSpec<M>): CollectionDeclaration<M> {
+export function defineCollection<const M extends string, W extends WindowLike = WindowLike>(
+  spec: CollectionSpec<M, W>,
+): CollectionDeclaration<M, W> {
   const fail = (why: string): never => {
     throw new Error(`collection ${spec.name}: ${why}`);
   };
@@ -89,7 +151,9 @@ export function defineCollection<const M extends string>(spec: CollectionSpec<M>
     }
     if (member.bound !== 'window' && !(Number.isInteger(member.bound) && member.bound >= 1))
       fail(`member ${name} has bound ${member.bound}`);
-    return { ...member, name, prefix: SK.prefix, exact: SK.slots.length === 0 };
+    // A member without a reader is refused below, once the ordering checks have spoken.
+    const read = (member.read ?? member.entity.codec?.fromItem)!;
+    return { ...member, name, prefix: SK.prefix, exact: SK.slots.length === 0, read };
   });
 
   const types = new Set(members.map((m) => m.entity.type));
@@ -110,14 +174,24 @@ export function defineCollection<const M extends string>(spec: CollectionSpec<M>
   if (headPrefix === '' || window.prefix.startsWith(headPrefix) || headPrefix.startsWith(window.prefix)) {
     fail(`its head prefix "${headPrefix}" does not set the head apart from ${window.name}`);
   }
+  const unread = members.find((m) => m.read === undefined);
+  if (unread) fail(`member ${unread.name} (${unread.entity.name}) has no codec to read its items with`);
   const boundOf = (m: CollectionMember<M>) => (m.bound === 'window' ? 0 : m.bound);
   const byType = new Map(members.map((m) => [m.entity.type, m]));
+  const root = headMembers.findLast((m) => m.exact && m.bound === 1) ?? fail('it has no exact member of bound 1 to prove it exists');
+  const fields = new Map<string, CollectionMember<M>>();
+  for (const member of members)
+    for (const field of member.fields ?? []) {
+      if (fields.has(field)) fail(`two members answer the field ${field}`);
+      fields.set(field, member);
+    }
+  const pkOf = (id: string) => `${pkPrefix}${id}${spec.pk.slice(spec.pk.indexOf('}') + 1)}`;
 
   return {
     name: spec.name,
     members,
     member: (name) => members.find((m) => m.name === name) ?? fail(`no member ${name}`),
-    pk: (id) => `${pkPrefix}${id}${spec.pk.slice(spec.pk.indexOf('}') + 1)}`,
+    pk: pkOf,
     idOf: (pk) => {
       const parsed = members[0]!.entity.templates.PK.parse(pk);
       return parsed?.[members[0]!.key];
@@ -135,6 +209,21 @@ export function defineCollection<const M extends string>(spec: CollectionSpec<M>
       if (!member.entity.claims(item)) fail(`item ${String(item.PK)}/${String(item.SK)} has type ${member.entity.type} but not its keys`);
       return member;
     },
+    root,
+    patterns: spec.patterns ?? spec.name.split(' ')[0]!.toLowerCase(),
+    graphql: { type: spec.graphql, fields },
+    runs: spec.runs ?? topRun<W>(window.prefix),
+  };
+}
+
+/** One run, from the top of the window member; pages are the records themselves. */
+function topRun<W extends WindowLike>(prefix: string): RunSpec<W> {
+  return {
+    key: (window) => String(window.start?.SK ?? ''),
+    top: '',
+    newest: (window) => window.start === undefined,
+    prefix: () => prefix,
+    page: (_id, records, window) => records.slice(0, window.first),
   };
 }
 

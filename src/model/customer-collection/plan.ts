@@ -1,8 +1,9 @@
 /**
- * Planning reads of the customer collection, apart from sending them (as DynamoDB-Toolbox
- * separates `params()` from `send()`): `planCollection` returns the Query inputs it would send, so
- * request budgets are unit-testable without an engine (test/model/collection-plan.test.ts).
- * Key conditions, orders and `Limit`s are derived from the collection's declaration (members.ts):
+ * Planning reads of an item collection, apart from sending them (as DynamoDB-Toolbox separates
+ * `params()` from `send()`): `planReads` returns the Query inputs it would send, so request
+ * budgets are unit-testable without an engine (test/model/collection-plan.test.ts). Key
+ * conditions, orders, `Limit`s and the patterns' names and bounds are derived from the
+ * collection's declaration (declaration.ts); for the customer collection (members.ts):
  *
  * | pattern               | key condition (PK = CUSTOMER#<id>)           | order | Limit                        |
  * | --------------------- | -------------------------------------------- | ----- | ---------------------------- |
@@ -13,209 +14,230 @@
  */
 import type { QueryInput } from '../../dynamo/paging';
 import { declarePattern, type AccessPattern } from '../declare';
-import { orderKeys } from '../order';
-import { customerCollection } from './members';
-import { isNewest, runKey, type OrderWindow } from './window';
+import { wants, type AnyNeed, type CollectionDeclaration, type CollectionMember, type WindowLike } from './declaration';
 
-/** What an operation wants of one customer's collection. Existence is always wanted. */
-export interface CollectionNeed {
-  profile: boolean;
-  addresses: boolean;
-  windows: OrderWindow[];
-}
+export { wants, type AnyNeed, type NeedOf } from './declaration';
+import { customerCollection, type CollectionNeed } from './members';
+import type { OrderWindow } from './window';
 
-export type PlannedPattern = 'customerScreen' | 'customerProfileOrders' | 'customerHead' | 'customerOrderWindow';
+export type PlannedPattern = string;
 
 /** One Query of a plan, and what its answer will tell. */
-export interface PlannedQuery {
+export interface PlannedQuery<W extends WindowLike = WindowLike> {
   pattern: PlannedPattern;
   /** Exactly what is sent (the Table adds the table name); `Limit` included. */
   input: QueryInput;
   limit: number;
-  /** The run whose orders this Query reads, if any. */
-  window: OrderWindow | undefined;
-  /** Whether the Query starts at the top of what it reads of the head, so it meets the profile if there is one. */
+  /** The run whose items this Query reads, if any. */
+  window: W | undefined;
+  /** Whether the Query reads where the root sits (it meets the root item if there is one). */
   readsTop: boolean;
-  /** Whether the Query reads every address (they sit at the top, above the profile). */
-  readsAddresses: boolean;
+  /** The head members it reads whole. */
+  reads: readonly string[];
 }
 
-const collection = customerCollection;
-const profile = collection.member('profile');
-const orders = collection.window;
-/** Items a descending Query meets before the first order: every bounded member's bound. */
-const HEAD_BOUND = collection.boundAbove('orders');
-/** Items a descending Query from the profile meets before the first order. */
-const PROFILE_TO_ORDERS = HEAD_BOUND - collection.boundAbove('profile');
-/** The head's bounds, bottom up (`1 + 10`): how the Limits are documented. */
-const HEAD_DOC = collection.head.members
-  .map((m) => String(m.bound))
-  .reverse()
-  .join(' + ');
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const singular = (text: string) => text.replace(/s$/, '');
 
-type Window = { first: number };
-/** The Queries a plan may hold (`PlannedQuery.pattern`); bounds take the window's `first`. */
-export const plannedPatterns: readonly AccessPattern[] = [
-  declarePattern('customerScreen', {
-    entity: 'Customer profile',
-    graphql: ['Query.customer', 'Query.node(s)', 'Customer.addresses', 'Customer.orders'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = CUSTOMER#<id>',
-    order: 'newest first',
-    bound: ({ first }: Window) => HEAD_BOUND + first + 1,
-    boundDoc: `Limit ${HEAD_DOC} + first + 1`,
-  }),
-  declarePattern('customerProfileOrders', {
-    entity: 'Customer profile',
-    graphql: ['Query.customer', 'Query.node(s)', 'Customer.orders'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: `PK = CUSTOMER#<id>, SK <= ${profile.prefix}`,
-    order: 'newest first',
-    bound: ({ first }: Window) => PROFILE_TO_ORDERS + first + 1,
-    boundDoc: `Limit ${PROFILE_TO_ORDERS} + first + 1`,
-  }),
-  declarePattern('customerHead', {
-    entity: 'Customer profile',
-    graphql: ['Query.customer', 'Query.node(s)', 'Customer.addresses'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: `PK = CUSTOMER#<id>, begins_with(SK, ${collection.head.prefix}) or SK = ${profile.prefix}`,
-    order: '—',
-    bound: () => collection.head.bound,
-    boundDoc: `Limit ${HEAD_DOC}`,
-  }),
-  declarePattern('customerOrderWindow', {
-    entity: 'Order summary',
-    graphql: ['Customer.orders(month, after)'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = CUSTOMER#<id>, begins_with(SK, ORDER#[YYYY-MM]), from a cursor',
-    order: 'newest first',
-    bound: ({ first }: Window) => first + 1,
-    boundDoc: 'Limit first + 1',
-  }),
-];
-
-/** Merges the needs of one collection: the union of parts, the widest window of each run. */
-export function mergeNeeds(needs: readonly CollectionNeed[]): CollectionNeed {
-  const widest = new Map<string, OrderWindow>();
-  for (const window of needs.flatMap((need) => need.windows)) {
-    const known = widest.get(runKey(window));
-    if (!known || known.first < window.first) widest.set(runKey(window), window);
-  }
+/** The names of a collection's planned patterns (`customerScreen`, …), from its declaration. */
+export function patternNames(collection: CollectionDeclaration) {
+  const { patterns: prefix, window } = collection;
   return {
-    profile: needs.some((need) => need.profile),
-    addresses: needs.some((need) => need.addresses),
-    windows: [...widest.values()],
+    screen: `${prefix}Screen`,
+    from: (member: CollectionMember) => `${prefix}${capital(member.name)}${capital(window.name)}`,
+    head: `${prefix}Head`,
+    run: `${prefix}${capital(singular(window.name))}Window`,
   };
 }
 
-/** Whether the need is the profile alone, which a BatchGetItem across customers serves best. */
-export function isProfileOnly(need: CollectionNeed): boolean {
-  return !need.addresses && need.windows.length === 0;
+/** Merges the needs of one collection: the union of head members, the widest window of each run. */
+export function mergeNeeds<N extends AnyNeed>(collection: CollectionDeclaration, needs: readonly N[]): N {
+  const widest = new Map<string, WindowLike>();
+  for (const window of needs.flatMap((need) => need.windows)) {
+    const known = widest.get(collection.runs.key(window));
+    if (!known || known.first < window.first) widest.set(collection.runs.key(window), window);
+  }
+  const merged: Record<string, unknown> = { windows: [...widest.values()] };
+  for (const member of collection.head.members) merged[member.name] = needs.some((need) => wants(need, member.name));
+  return merged as N;
+}
+
+/** Whether the need is the root alone (the profile), which a BatchGetItem across collections serves best. */
+export function isRootOnly(collection: CollectionDeclaration, need: AnyNeed): boolean {
+  return need.windows.length === 0 && collection.head.members.every((member) => member === collection.root || !wants(need, member.name));
 }
 
 /**
  * The Queries that answer `need` (already reduced to what is missing), all independent of each
- * other so they go out in one wave. The head (profile, addresses) rides with the newest-orders
- * window when there is one, since they are adjacent at the newest end of the collection. Every
- * `Limit` is the declared bound of the members it passes plus the window's `first + 1`, so a read
- * is bounded whatever the data (the cost estimate counts on it, src/admission/cost.ts).
+ * other so they go out in one wave. The head rides with the newest window when there is one,
+ * since it is adjacent to the newest end of the window member: a descending Query from the
+ * topmost member wanted (the root at least, for existence). Every `Limit` is the declared bound of
+ * the members it passes plus the window's `first + 1`, so a read is bounded whatever the data (the
+ * cost estimate counts on it, src/admission/cost.ts).
  */
-export function planCollection(customerId: string, need: CollectionNeed): PlannedQuery[] {
-  const pk = collection.pk(customerId);
-  const plan: PlannedQuery[] = [];
-  const newest = need.windows.find(isNewest);
-  const query = (
-    pattern: PlannedPattern,
-    input: QueryInput,
-    window: OrderWindow | undefined,
-    readsTop: boolean,
-    readsAddresses: boolean,
-  ): PlannedQuery => ({ pattern, input, limit: input.Limit!, window, readsTop, readsAddresses });
-  if (newest && need.addresses) {
-    // From the top: every head member, then the newest orders.
-    plan.push(
+export function planReads<W extends WindowLike>(
+  collection: CollectionDeclaration<string, W>,
+  id: string,
+  need: AnyNeed,
+): PlannedQuery<W>[] {
+  const names = patternNames(collection);
+  const pk = collection.pk(id);
+  const { head, root, runs } = collection;
+  const wanted = head.members.filter((member) => wants(need, member.name));
+  const plan: PlannedQuery<W>[] = [];
+  const query = (pattern: string, input: QueryInput, window: W | undefined, readsTop: boolean, reads: readonly CollectionMember[]) =>
+    plan.push({ pattern, input, limit: input.Limit!, window, readsTop, reads: reads.map((member) => member.name) });
+  const windows = need.windows as W[];
+  const newest = windows.find((window) => runs.newest(window));
+  if (newest) {
+    // Descending from the topmost member wanted (the root at least) through the newest window.
+    const top = head.members.find((member) => member === root || wants(need, member.name))!;
+    const index = head.members.indexOf(top);
+    const limit = collection.boundAbove(collection.window.name) - collection.boundAbove(top.name) + newest.first + 1;
+    const reads = head.members.slice(index);
+    if (index === 0) {
       query(
-        'customerScreen',
+        names.screen,
+        { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: limit },
+        newest,
+        true,
+        reads,
+      );
+    } else if (top.exact) {
+      const value = `:${top.name}`;
+      query(
+        names.from(top),
         {
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
+          KeyConditionExpression: `PK = :pk AND SK <= ${value}`,
+          ExpressionAttributeValues: { ':pk': pk, [value]: top.prefix },
           ScanIndexForward: false,
-          Limit: HEAD_BOUND + newest.first + 1,
+          Limit: limit,
         },
         newest,
         true,
-        true,
-      ),
-    );
-  } else if (newest) {
-    // From the profile down: it proves existence and sits right above the newest order.
-    plan.push(
+        reads,
+      );
+    } else {
+      // Every key of a member sorts below the lowest key of the member above it, which is above its prefix.
+      const above = head.members[index - 1]!;
       query(
-        'customerProfileOrders',
+        names.from(top),
         {
-          KeyConditionExpression: 'PK = :pk AND SK <= :profile',
-          ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix },
+          KeyConditionExpression: 'PK = :pk AND SK < :above',
+          ExpressionAttributeValues: { ':pk': pk, ':above': above.prefix },
           ScanIndexForward: false,
-          Limit: PROFILE_TO_ORDERS + newest.first + 1,
+          Limit: limit,
         },
         newest,
         true,
-        false,
-      ),
+        reads,
+      );
+    }
+  } else if (wanted.length === 1 && wanted[0]!.exact) {
+    // One exact member (the profile): its one key.
+    const member = wanted[0]!;
+    const value = `:${member.name}`;
+    query(
+      names.head,
+      { KeyConditionExpression: `PK = :pk AND SK = ${value}`, ExpressionAttributeValues: { ':pk': pk, [value]: member.prefix }, Limit: 1 },
+      undefined,
+      member === root,
+      [member],
     );
-  } else if (need.addresses) {
-    // The head alone, ascending: the profile, then at most its bound of addresses.
-    plan.push(
-      query(
-        'customerHead',
-        {
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
-          ExpressionAttributeValues: { ':pk': pk, ':head': collection.head.prefix },
-          Limit: collection.head.bound,
-        },
-        undefined,
-        true,
-        true,
-      ),
-    );
-  } else if (need.profile) {
-    plan.push(
-      query(
-        'customerHead',
-        {
-          KeyConditionExpression: 'PK = :pk AND SK = :profile',
-          ExpressionAttributeValues: { ':pk': pk, ':profile': profile.prefix },
-          Limit: 1,
-        },
-        undefined,
-        true,
-        false,
-      ),
+  } else if (wanted.length > 0) {
+    // The head alone, ascending: at most the sum of its bounds.
+    query(
+      names.head,
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
+        ExpressionAttributeValues: { ':pk': pk, ':head': head.prefix },
+        Limit: head.bound,
+      },
+      undefined,
+      true,
+      head.members,
     );
   }
-  for (const window of need.windows.filter((w) => !isNewest(w))) {
-    plan.push(
-      query(
-        'customerOrderWindow',
-        {
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': orderKeys.summaryPrefix(window.month) },
-          ScanIndexForward: false,
-          Limit: window.first + 1,
-          ...(window.start ? { ExclusiveStartKey: window.start } : {}),
-        },
-        window,
-        false,
-        false,
-      ),
+  for (const window of windows.filter((w) => !runs.newest(w))) {
+    query(
+      names.run,
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': runs.prefix(window) },
+        ScanIndexForward: false,
+        Limit: window.first + 1,
+        ...(window.start ? { ExclusiveStartKey: window.start } : {}),
+      },
+      window,
+      false,
+      [],
     );
   }
   return plan;
 }
 
-/** The SK prefix every order of the collection starts with (`ORDER#`), from the declaration. */
-export const ORDER_SK_PREFIX = orders.prefix;
+/** The Queries that answer one customer's `need`: `planReads` of the customer collection. */
+export function planCollection(customerId: string, need: CollectionNeed): PlannedQuery<OrderWindow>[] {
+  return planReads(customerCollection, customerId, need);
+}
+
+type Window = { first: number };
+/**
+ * The Queries a collection's plans may hold (`PlannedQuery.pattern`), declared for the generated
+ * documentation and the bounds test from the collection's declaration; bounds take the window's `first`.
+ */
+export function plannedPatterns(collection: CollectionDeclaration, entity: string, graphql: string): AccessPattern[] {
+  const names = patternNames(collection);
+  const { head, root, window } = collection;
+  const pk = collection.pk(`<${head.members[0]!.key}>`);
+  const top = collection.boundAbove(window.name);
+  const bounds = (members: readonly CollectionMember[]) =>
+    members
+      .map((m) => String(m.bound))
+      .reverse()
+      .join(' + ');
+  const fromRoot = head.members.slice(head.members.indexOf(root));
+  const field = (member: CollectionMember) => (member.fields ?? []).map((f) => `${graphql}.${f}`);
+  return [
+    declarePattern(names.screen, {
+      entity,
+      graphql: [...head.members.flatMap(field), ...field(window)],
+      index: 'table',
+      operation: 'Query',
+      keyCondition: `PK = ${pk}`,
+      order: 'newest first',
+      bound: ({ first }: Window) => top + first + 1,
+      boundDoc: `Limit ${bounds(head.members)} + first + 1`,
+    }),
+    declarePattern(names.from(root), {
+      entity,
+      graphql: [...field(root), ...field(window)],
+      index: 'table',
+      operation: 'Query',
+      keyCondition: `PK = ${pk}, SK <= ${root.prefix}`,
+      order: 'newest first',
+      bound: ({ first }: Window) => top - collection.boundAbove(root.name) + first + 1,
+      boundDoc: `Limit ${bounds(fromRoot)} + first + 1`,
+    }),
+    declarePattern(names.head, {
+      entity,
+      graphql: head.members.flatMap(field),
+      index: 'table',
+      operation: 'Query',
+      keyCondition: `PK = ${pk}, begins_with(SK, ${head.prefix}) or SK = ${root.prefix}`,
+      order: '—',
+      bound: () => head.bound,
+      boundDoc: `Limit ${bounds(head.members)}`,
+    }),
+    declarePattern(names.run, {
+      entity: window.entity.name,
+      graphql: field(window).map((f) => `${f}(after)`),
+      index: 'table',
+      operation: 'Query',
+      keyCondition: `PK = ${pk}, begins_with(SK, ${window.prefix}…), from a cursor`,
+      order: 'newest first',
+      bound: ({ first }: Window) => first + 1,
+      boundDoc: 'Limit first + 1',
+    }),
+  ];
+}

@@ -1,6 +1,6 @@
 /**
- * The customer collections of one request: the one object that owns what the request knows of
- * each customer's collection (privately: nothing else reads or writes that state) and turns what
+ * The item collections of one request (the customer's: `CustomerCollections`): the one object that
+ * owns what the request knows of each collection (privately: nothing else reads or writes that state) and turns what
  * fields want into reads. Its steps, each a method:
  *
  * - **want**: `window(customerId, args)` makes a field's order window (its cursor decoded once per
@@ -25,36 +25,35 @@
  * in one more wave only in that rare case (a replica behind the write), instead of failing.
  */
 import type { Table } from '../../dynamo/table';
+import type { Item } from '../../dynamo/types';
 import { queryAll } from '../../dynamo/paging';
-import type { OrderPage } from '../cursor';
-import type { AddressRecord } from '../entity/address';
-import type { CustomerRecord } from '../entity/customer';
-import { customerProfile, customerKeys, customerFromItem } from '../customer';
-import { isProfileOnly, mergeNeeds, planCollection, type CollectionNeed, type PlannedQuery } from './plan';
+import { customerFromItem, type CustomerRecord } from '../entity/customer';
+import type { CollectionDeclaration, WindowLike } from './declaration';
+import { customerCollection, type CollectionNeed, type CustomerView } from './members';
+import { isRootOnly, mergeNeeds, planReads, wants, type AnyNeed, type PlannedQuery } from './plan';
 import { absorb, emptyState, isSatisfied, missingPart, pageOf, type CollectionAnomaly, type CollectionState } from './state';
-import { NEWEST_RUN, windowFor, type CheckedWindowArgs, type OrderWindow } from './window';
+import { windowFor, type CheckedWindowArgs, type OrderWindow } from './window';
 
-export interface CollectionRequest {
+export interface CollectionRequest<N extends AnyNeed = CollectionNeed> {
+  /** The collection's id (the customer's). */
   customerId: string;
-  need: CollectionNeed;
-  /** The screen must be exact: read this customer with ConsistentRead (for the rest of the request). */
+  need: N;
+  /** The screen must be exact: read this collection with ConsistentRead (for the rest of the request). */
   exact?: boolean;
-  /** An invariant proves the customer exists: an eventual miss is read again strongly, not answered null. */
+  /** An invariant proves the collection exists: an eventual miss is read again strongly, not answered null. */
   proven?: boolean;
 }
 
-/** A customer as one field asked for it; null when there is no such customer. */
-export interface CustomerView {
-  profile: CustomerRecord | undefined;
-  addresses: AddressRecord[] | undefined;
-  /** The page of each window of the need, in the need's order. */
-  pages: OrderPage[];
-}
+/**
+ * A collection as one field asked for it (null when there is none): each head member's records
+ * under its name (the root's one record, or undefined), and the page of each window of the need.
+ */
+export type CollectionView = Record<string, unknown> & { pages: unknown[] };
 
-/** What one round of a batch sends: Queries per customer and one profiles read, all in one wave. */
+/** What one round of a batch sends: Queries per collection and one roots read, all in one wave. */
 export interface BatchPlan {
   queries: Array<{ customerId: string; query: PlannedQuery }>;
-  /** Customers for whom only the profile (or existence) is wanted: `customerProfiles`. */
+  /** Collections of which only the root (or existence) is wanted: one BatchGetItem (`customerProfiles`). */
   profiles: string[];
 }
 
@@ -66,17 +65,173 @@ export interface CollectionsOptions {
 /** At most this many rounds (waves) per batch: the plan, then what its answers could not tell. */
 const ROUNDS = 2;
 
-export class CustomerCollections {
+export class Collections<N extends AnyNeed = AnyNeed, V extends object = CollectionView, W extends WindowLike = WindowLike> {
+  readonly #collection: CollectionDeclaration<string, W>;
   readonly #table: Table;
   readonly #onAnomaly: (anomaly: CollectionAnomaly) => void;
   readonly #states = new Map<string, CollectionState>();
-  readonly #windows = new Map<string, OrderWindow>();
-  /** Customers read with ConsistentRead in this request. */
+  /** Collections read with ConsistentRead in this request. */
   readonly #exact = new Set<string>();
 
-  constructor(table: Table, options: CollectionsOptions = {}) {
+  constructor(collection: CollectionDeclaration<string, W>, table: Table, options: CollectionsOptions = {}) {
+    this.#collection = collection;
     this.#table = table;
     this.#onAnomaly = options.onAnomaly ?? ((anomaly) => process.emitWarning(anomaly.message, 'CollectionBoundWarning'));
+  }
+
+  /** The answer to `need` from what is known: undefined when something must be read first. */
+  known(id: string, need: N, strengthen = false): V | null | undefined {
+    const state = this.#states.get(id);
+    if (!state) return undefined;
+    // A proven (or exact) collection an eventual read found missing is read again, by `load`.
+    if (state.exists === false) return strengthen && !this.#exact.has(id) ? undefined : null;
+    return isSatisfied(this.#collection, need, state) ? this.#view(id, state, need) : undefined;
+  }
+
+  /** Records a root item's record just read or written (existence included). */
+  knowRoot(id: string, record: unknown): void {
+    const state = this.#stateOf(id);
+    state.exists = true;
+    state.members.set(this.#collection.root.name, [record]);
+  }
+
+  /** Records a collection just created: its root, no other member, an empty window. */
+  knowNew(id: string, record: unknown): void {
+    const state = emptyState();
+    state.exists = true;
+    for (const member of this.#collection.head.members) state.members.set(member.name, member === this.#collection.root ? [record] : []);
+    state.runs.set(this.#collection.runs.top, { records: [], complete: true });
+    this.#states.set(id, state);
+  }
+
+  /** The first round's requests for a batch, given what is known (sends nothing). */
+  plan(requests: readonly CollectionRequest<N>[]): BatchPlan {
+    return this.#plan(this.#merged(requests), new Set());
+  }
+
+  /** Answers every request of a batch, in order: one wave, two when the first cannot tell everything. */
+  async load(requests: readonly CollectionRequest<N>[]): Promise<Array<V | null | Error>> {
+    const needs = this.#merged(requests);
+    const failures = new Map<string, Error>();
+    const proven = new Set(requests.filter((request) => request.proven || request.exact).map((request) => request.customerId));
+    this.#strengthenMisses(proven, failures);
+    for (const { customerId, exact } of requests) if (exact) this.#exact.add(customerId);
+    await this.#rounds(needs, failures);
+    // An eventual read missed a collection that must exist: once more, strongly (rare: one more wave).
+    if (this.#strengthenMisses(proven, failures)) await this.#rounds(needs, failures);
+    return requests.map(({ customerId, need }) => {
+      const failure = failures.get(customerId);
+      if (failure) return failure;
+      const state = this.#stateOf(customerId);
+      if (state.exists === false) return null;
+      if (!isSatisfied(this.#collection, need, state))
+        return new Error(`collection ${this.#collection.pk(customerId)} was read but does not answer the need`);
+      return this.#view(customerId, state, need);
+    });
+  }
+
+  async #rounds(needs: ReadonlyMap<string, N>, failures: Map<string, Error>): Promise<void> {
+    for (let round = 0; round < ROUNDS; round++) {
+      const plan = this.#plan(needs, new Set(failures.keys()));
+      if (plan.queries.length === 0 && plan.profiles.length === 0) break;
+      await this.#send(plan, failures);
+    }
+  }
+
+  /** Forgets what eventual reads said of proven collections they found missing; true when any was. */
+  #strengthenMisses(proven: ReadonlySet<string>, failures: ReadonlyMap<string, Error>): boolean {
+    let any = false;
+    for (const id of proven) {
+      if (failures.has(id) || this.#exact.has(id) || this.#states.get(id)?.exists !== false) continue;
+      this.#states.set(id, emptyState());
+      this.#exact.add(id);
+      any = true;
+    }
+    return any;
+  }
+
+  #plan(needs: ReadonlyMap<string, N>, skip: ReadonlySet<string>): BatchPlan {
+    const plan: BatchPlan = { queries: [], profiles: [] };
+    for (const [id, need] of needs) {
+      const state = this.#stateOf(id);
+      if (skip.has(id) || state.exists === false) continue;
+      const missing = missingPart(this.#collection, need, state);
+      if (isRootOnly(this.#collection, missing)) {
+        // A BatchGetItem across collections serves roots (and existence) best.
+        if (wants(missing, this.#collection.root.name) || state.exists === undefined) plan.profiles.push(id);
+        continue;
+      }
+      const exact = this.#exact.has(id);
+      for (const query of planReads(this.#collection, id, missing))
+        plan.queries.push({ customerId: id, query: exact ? strongly(query) : query });
+    }
+    return plan;
+  }
+
+  async #send(plan: BatchPlan, failures: Map<string, Error>): Promise<void> {
+    const fail = (ids: readonly string[]) => (error: Error) => {
+      for (const id of ids) failures.set(id, error);
+    };
+    // A failed read, or an answer that cannot be absorbed (corrupt data), fails its collection only.
+    await Promise.all([
+      ...plan.queries.map(({ customerId, query }) =>
+        runPlannedQuery(this.#table, query)
+          .then(({ items, complete }) => {
+            for (const anomaly of absorb(this.#collection, customerId, this.#stateOf(customerId), query, items, complete))
+              this.#onAnomaly(anomaly);
+          })
+          .catch(fail([customerId])),
+      ),
+      readRoots(
+        this.#table,
+        this.#collection,
+        plan.profiles,
+        plan.profiles.some((id) => this.#exact.has(id)),
+      )
+        .then((found) => {
+          for (const id of plan.profiles) {
+            const state = this.#stateOf(id);
+            const item = found.get(id);
+            state.exists = item !== undefined;
+            state.members.set(this.#collection.root.name, item ? [this.#collection.root.read(item)] : []);
+          }
+        })
+        .catch(fail(plan.profiles)),
+    ]);
+  }
+
+  #merged(requests: readonly CollectionRequest<N>[]): Map<string, N> {
+    const byId = new Map<string, N[]>();
+    for (const { customerId, need } of requests) byId.set(customerId, [...(byId.get(customerId) ?? []), need]);
+    return new Map([...byId].map(([id, needs]) => [id, mergeNeeds(this.#collection, needs)]));
+  }
+
+  #stateOf(id: string): CollectionState {
+    let state = this.#states.get(id);
+    if (!state) this.#states.set(id, (state = emptyState()));
+    return state;
+  }
+
+  #view(id: string, state: CollectionState, need: N): V {
+    const view: Record<string, unknown> = {};
+    for (const member of this.#collection.head.members) {
+      const records = state.members.get(member.name);
+      view[member.name] = member === this.#collection.root ? records?.[0] : records;
+    }
+    view.pages = need.windows.map((window) => pageOf(this.#collection, id, state, window));
+    return view as V;
+  }
+}
+
+/**
+ * The customer collections of one request: `Collections` of the customer collection (members.ts),
+ * whose windows are order windows (their cursors decoded once per customer and request).
+ */
+export class CustomerCollections extends Collections<CollectionNeed, CustomerView, OrderWindow> {
+  readonly #windows = new Map<string, OrderWindow>();
+
+  constructor(table: Table, options: CollectionsOptions = {}) {
+    super(customerCollection, table, options);
   }
 
   /** The window of checked `orders` arguments for one customer (its cursor decoded once per request). */
@@ -87,173 +242,58 @@ export class CustomerCollections {
     return window;
   }
 
-  /** The answer to `need` from what is known: undefined when something must be read first. */
-  known(customerId: string, need: CollectionNeed, strengthen = false): CustomerView | null | undefined {
-    const state = this.#states.get(customerId);
-    if (!state) return undefined;
-    // A proven (or exact) customer an eventual read found missing is read again, by `load`.
-    if (state.exists === false) return strengthen && !this.#exact.has(customerId) ? undefined : null;
-    return isSatisfied(need, state) ? this.#view(customerId, state, need) : undefined;
-  }
-
   /** Records a profile just read or written (existence included). */
   knowProfile(customer: CustomerRecord): void {
-    const state = this.#stateOf(customer.id);
-    state.exists = true;
-    state.profile = customer;
+    this.knowRoot(customer.id, customer);
   }
 
   /** Records a customer just created: no addresses, no orders. */
   knowNewCustomer(customer: CustomerRecord): void {
-    const state = emptyState();
-    state.exists = true;
-    state.profile = customer;
-    state.addresses = [];
-    state.runs.set(NEWEST_RUN, { orders: [], complete: true });
-    this.#states.set(customer.id, state);
-  }
-
-  /** The first round's requests for a batch, given what is known (sends nothing). */
-  plan(requests: readonly CollectionRequest[]): BatchPlan {
-    return this.#plan(mergedByCustomer(requests), new Set());
-  }
-
-  /** Answers every request of a batch, in order: one wave, two when the first cannot tell everything. */
-  async load(requests: readonly CollectionRequest[]): Promise<Array<CustomerView | null | Error>> {
-    const needs = mergedByCustomer(requests);
-    const failures = new Map<string, Error>();
-    const proven = new Set(requests.filter((request) => request.proven || request.exact).map((request) => request.customerId));
-    this.#strengthenMisses(proven, failures);
-    for (const { customerId, exact } of requests) if (exact) this.#exact.add(customerId);
-    await this.#rounds(needs, failures);
-    // An eventual read missed a customer that must exist: once more, strongly (rare: one more wave).
-    if (this.#strengthenMisses(proven, failures)) await this.#rounds(needs, failures);
-    return requests.map(({ customerId, need }) => {
-      const failure = failures.get(customerId);
-      if (failure) return failure;
-      const state = this.#stateOf(customerId);
-      if (state.exists === false) return null;
-      if (!isSatisfied(need, state)) return new Error(`collection of customer ${customerId} was read but does not answer the need`);
-      return this.#view(customerId, state, need);
-    });
-  }
-
-  async #rounds(needs: ReadonlyMap<string, CollectionNeed>, failures: Map<string, Error>): Promise<void> {
-    for (let round = 0; round < ROUNDS; round++) {
-      const plan = this.#plan(needs, new Set(failures.keys()));
-      if (plan.queries.length === 0 && plan.profiles.length === 0) break;
-      await this.#send(plan, failures);
-    }
-  }
-
-  /** Forgets what eventual reads said of proven customers they found missing; true when any was. */
-  #strengthenMisses(proven: ReadonlySet<string>, failures: ReadonlyMap<string, Error>): boolean {
-    let any = false;
-    for (const customerId of proven) {
-      if (failures.has(customerId) || this.#exact.has(customerId) || this.#states.get(customerId)?.exists !== false) continue;
-      this.#states.set(customerId, emptyState());
-      this.#exact.add(customerId);
-      any = true;
-    }
-    return any;
-  }
-
-  #plan(needs: ReadonlyMap<string, CollectionNeed>, skip: ReadonlySet<string>): BatchPlan {
-    const plan: BatchPlan = { queries: [], profiles: [] };
-    for (const [customerId, need] of needs) {
-      const state = this.#stateOf(customerId);
-      if (skip.has(customerId) || state.exists === false) continue;
-      const missing = missingPart(need, state);
-      if (isProfileOnly(missing)) {
-        // A BatchGetItem across customers serves profiles (and existence) best.
-        if (missing.profile || state.exists === undefined) plan.profiles.push(customerId);
-        continue;
-      }
-      const exact = this.#exact.has(customerId);
-      for (const query of planCollection(customerId, missing)) plan.queries.push({ customerId, query: exact ? strongly(query) : query });
-    }
-    return plan;
-  }
-
-  async #send(plan: BatchPlan, failures: Map<string, Error>): Promise<void> {
-    const fail = (customerIds: readonly string[]) => (error: Error) => {
-      for (const customerId of customerIds) failures.set(customerId, error);
-    };
-    // A failed read, or an answer that cannot be absorbed (corrupt data), fails its customer only.
-    await Promise.all([
-      ...plan.queries.map(({ customerId, query }) =>
-        runPlannedQuery(this.#table, query)
-          .then(({ items, complete }) => {
-            for (const anomaly of absorb(this.#stateOf(customerId), query, items, complete)) this.#onAnomaly(anomaly);
-          })
-          .catch(fail([customerId])),
-      ),
-      customerProfiles(
-        this.#table,
-        plan.profiles,
-        plan.profiles.some((customerId) => this.#exact.has(customerId)),
-      )
-        .then((found) => {
-          for (const customerId of plan.profiles) {
-            const state = this.#stateOf(customerId);
-            const profile = found.get(customerId);
-            state.exists = profile !== undefined;
-            state.profile = profile;
-          }
-        })
-        .catch(fail(plan.profiles)),
-    ]);
-  }
-
-  #stateOf(customerId: string): CollectionState {
-    let state = this.#states.get(customerId);
-    if (!state) this.#states.set(customerId, (state = emptyState()));
-    return state;
-  }
-
-  #view(customerId: string, state: CollectionState, need: CollectionNeed): CustomerView {
-    return { profile: state.profile, addresses: state.addresses, pages: need.windows.map((window) => pageOf(customerId, state, window)) };
+    this.knowNew(customer.id, customer);
   }
 }
 
 /** The same Query, with ConsistentRead (one request still, twice the read capacity). */
-function strongly(query: PlannedQuery): PlannedQuery {
+function strongly<Q extends PlannedQuery>(query: Q): Q {
   return { ...query, input: { ...query.input, ConsistentRead: true } };
-}
-
-function mergedByCustomer(requests: readonly CollectionRequest[]): Map<string, CollectionNeed> {
-  const byCustomer = new Map<string, CollectionNeed[]>();
-  for (const { customerId, need } of requests) byCustomer.set(customerId, [...(byCustomer.get(customerId) ?? []), need]);
-  return new Map([...byCustomer].map(([customerId, needs]) => [customerId, mergeNeeds(needs)]));
 }
 
 /**
  * Sends one planned Query, following `LastEvaluatedKey` while a page stopped short of the
  * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
  */
-export async function runPlannedQuery(
-  table: Table,
-  query: PlannedQuery,
-): Promise<{ items: import('../../dynamo/types').Item[]; complete: boolean }> {
+export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: Item[]; complete: boolean }> {
   const { items, complete } = await queryAll(table, query.input, { limit: query.limit });
   return { items, complete };
 }
 
 /**
- * customerProfiles: the profiles of several customers, by id; a missing customer is absent from
- * the map. One GetItem for one customer, else BatchGetItem (100 keys a call, UnprocessedKeys
- * retried); `consistent` reads them all with ConsistentRead.
+ * customerProfiles (of any collection: its root items): the root items of several collections, by
+ * id; a missing one is absent from the map. One GetItem for one, else BatchGetItem (100 keys a
+ * call, UnprocessedKeys retried); `consistent` reads them all with ConsistentRead.
  */
+export async function readRoots(
+  table: Table,
+  collection: CollectionDeclaration<string, never>,
+  ids: readonly string[],
+  consistent = false,
+): Promise<Map<string, Item>> {
+  const keyOf = (id: string) => ({ PK: collection.pk(id), SK: collection.root.prefix });
+  if (ids.length === 0) return new Map();
+  if (ids.length === 1) {
+    const item = await table.get({ Key: keyOf(ids[0]!), ConsistentRead: consistent });
+    return new Map(item ? [[ids[0]!, item]] : []);
+  }
+  const items = await table.batchGet(ids.map(keyOf), { consistent });
+  return new Map(items.map((item) => [collection.idOf(item.PK)!, item]));
+}
+
+/** customerProfiles: the profiles of several customers, by id (the customer collection's roots); a missing one is absent. */
 export async function customerProfiles(
   table: Table,
   customerIds: readonly string[],
   consistent = false,
 ): Promise<Map<string, CustomerRecord>> {
-  if (customerIds.length === 0) return new Map();
-  if (customerIds.length === 1) {
-    const profile = await customerProfile(table, customerIds[0] as string, consistent);
-    return new Map(profile ? [[profile.id, profile]] : []);
-  }
-  const items = await table.batchGet(customerIds.map(customerKeys.profile), { consistent });
-  return new Map(items.map((item) => [String(item.id), customerFromItem(item)]));
+  const items = await readRoots(table, customerCollection, customerIds, consistent);
+  return new Map([...items].map(([id, item]) => [id, customerFromItem(item)]));
 }

@@ -7,10 +7,11 @@
  * windows of one run differ only in how far they reach.
  */
 import type { Key } from '../../dynamo/types';
-import { checkFirst, decodeCursor } from '../cursor';
+import { checkFirst, decodeCursor, encodeCursor, orderPage } from '../cursor';
+import type { RunSpec } from './declaration';
 import { badInput } from '../errors';
 import { orderSummaryEntity } from '../entities';
-import { orderKeys } from '../order';
+import { orderKeys, type OrderRecord } from '../order';
 
 export interface OrderWindowArgs {
   first?: number | null | undefined;
@@ -86,3 +87,24 @@ export const NEWEST_RUN = runKey({ month: undefined, start: undefined });
 export function isNewest(window: OrderWindow): boolean {
   return window.month === undefined && window.start === undefined;
 }
+
+/**
+ * The runs of the customer collection's orders: by month and cursor, each read within its month's
+ * SK prefix, paged with cursors of this customer's list (and month).
+ */
+export const orderRuns: RunSpec<OrderWindow> = {
+  key: runKey,
+  top: NEWEST_RUN,
+  newest: isNewest,
+  prefix: (window) => orderKeys.summaryPrefix(window.month),
+  page: (customerId, records, window) => {
+    const orders = (records as OrderRecord[]).slice(0, window.first);
+    const scope = cursorScope(customerId, window.month);
+    return orderPage(
+      orders,
+      records.length > window.first,
+      () => orders.map((order) => encodeCursor(scope, orderKeys.summary(order))),
+      window.start !== undefined,
+    );
+  },
+};
