@@ -1,10 +1,10 @@
 /**
- * README.md, "From a frontend", run against the real server and engine: its mutation with its
+ * docs/frontend.md, "From a frontend" (linked from the README), run against the real server and engine: its mutation with its
  * variables and an Authorization header; its paging query through Apollo Client 4 with
  * `relayStylePagination` (page 2 merged after page 1, nothing lost or repeated); its urql client,
  * whose default GET queries pass Apollo's CSRF prevention with `apollo-require-preflight` and are
  * refused without it; and its GraphQL Code Generator config, which types `DateTime` as a string.
- * The GraphQL and the codegen config are read from the README itself, so the section cannot rot.
+ * The GraphQL and the codegen config are read from the page itself, so the section cannot rot.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,12 +22,12 @@ import { startStack, type Stack } from './support/stack';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The code blocks of one language in the README's "From a frontend" section, in order. */
+/** The code blocks of one language in docs/frontend.md's "From a frontend" section, in order. */
 function sectionBlocks(language: string): string[] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('### From a frontend');
+  const page = readFileSync(join(root, 'docs', 'frontend.md'), 'utf8');
+  const start = page.indexOf('## From a frontend');
   expect(start).toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const section = page.slice(start, page.indexOf('\n## ', start));
   return [...section.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
 }
 
@@ -53,7 +53,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-describe('README "From a frontend"', () => {
+describe('docs/frontend.md "From a frontend"', () => {
   it('has the blocks this test runs', () => {
     expect(MUTATION).toMatch(/^mutation PlaceOrder\(\$input: PlaceOrderInput!\)/);
     expect(PAGING).toContain('edges {\n        cursor\n        node {');
@@ -134,7 +134,7 @@ describe('README "From a frontend"', () => {
     expect((refused.error?.response as Response | undefined)?.status).toBe(400);
     expect(methods).toEqual(['GET', 'GET']);
 
-    // The other way the README names: a non-simple content type.
+    // The other way the page names: a non-simple content type.
     const url = `${stack.server.url}?query=${encodeURIComponent(query)}`;
     const withType = await fetch(url, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
     expect(withType.status).toBe(200);
@@ -160,7 +160,7 @@ describe('README "From a frontend"', () => {
         return /export type CustomerOrdersQuery = [^\n]*placedAt: (\w+)/.exec(types)?.[1];
       };
       expect(await placedAtType(output!)).toBe('string');
-      // Without the README's mapping: unknown, as the README says.
+      // Without the page's mapping: unknown, as the page says.
       expect(await placedAtType({ ...output!, config: {} })).toBe('unknown');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { startStack, type Stack } from './support/stack';
 /**
  * The GraphQL-over-HTTP audit suite of `graphql-http`, against the real server in production mode
  * (introspection enabled, since the audits query `__type`). Every MUST holds; the SHOULD audits
- * that fail are listed here and in the README, so a new failure shows up.
+ * that fail are listed here and in docs/security.md ("GraphQL over HTTP"), so a new failure shows up.
  */
 let stack: Stack;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * `UNAVAILABLE` (reason `identity-provider`) with `Retry-After` and a masked message, never a 500
  * nor a 401; fetches are bounded by a cooldown after a failed fetch as after a successful one, so
  * tokens naming made-up `kid`s cannot make the server fetch on every request; and a key withdrawn
- * from the JWKS stops verifying within the minute the README promises. A real JWKS over HTTP on
+ * from the JWKS stops verifying within the minute docs/security.md promises. A real JWKS over HTTP on
  * loopback (test/support/jwks.ts), made to fail or stopped; the real server in production.
  */
 import WebSocket from 'ws';

@@ -1,5 +1,5 @@
 /**
- * The outbox relay end to end (README, "Events"): the faithful engine with its stream, the real
+ * The outbox relay end to end (docs/events.md): the faithful engine with its stream, the real
  * server, mutations through GraphQL, the real relay reading the Streams API, publishing to a
  * recording publisher. Failures are injected into the publisher only (a crash between commit and
  * publication, a destination that refuses an event); a poison record is an event item that does

@@ -1,5 +1,5 @@
 /**
- * The README's "Live updates" client setups, over the real server: Apollo Client with a split link
+ * The "Live updates" client setups of docs/events.md, over the real server: Apollo Client with a split link
  * (GraphQLWsLink for subscriptions, HTTP for the rest) and urql with its subscriptionExchange, both on
  * graphql-ws's client. Each hears an event published into the server's hub, as the relay publishes it.
  */

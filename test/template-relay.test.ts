@@ -1,5 +1,5 @@
 /**
- * The outbox relay in template.yaml (README, "Events"): a function of its own bundle on the
+ * The outbox relay in template.yaml (docs/events.md): a function of its own bundle on the
  * table's stream (TRIM_HORIZON, outbox INSERTs only, partial batch responses, bisection, bounded
  * retries, an SQS dead-letter destination), publishing to the stack's EventBridge bus, with a role
  * of its own that may do exactly that. Pure: the template is parsed, nothing is deployed.

@@ -51,7 +51,7 @@ export type Customer = Node & {
   name: Scalars['String']['output'];
   /** Newest first. first: 1..100; after: a cursor from this list; month: YYYY-MM. */
   orders: OrderConnection;
-  /** Orders placed and their lifetime total, kept from the table's stream by the outbox relay: eventually consistent (README, Events), read with the profile at no extra request. */
+  /** Orders placed and their lifetime total, kept from the table's stream by the outbox relay: eventually consistent (docs/events.md), read with the profile at no extra request. */
   stats: CustomerStats;
 };
 

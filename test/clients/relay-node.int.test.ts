@@ -1,6 +1,6 @@
 /**
  * Relay's global object identification over the real server: `node(id)` and `nodes(ids)` answer
- * every Node type with the ids the API already hands out, within the budget the README states
+ * every Node type with the ids the API already hands out, within the budget docs/request-budget.md states
  * (requests counted on the wire, waves from the explain extension, which must agree), and the
  * cost estimate the operation was admitted with bounds the items it read. PageInfo is complete.
  */
