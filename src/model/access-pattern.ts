@@ -144,11 +144,13 @@ export interface AccessPattern<A extends unknown[] = unknown[]> {
   bound(...args: A): number;
   /** Whether the pattern sends several requests one after another (an explicit `bound`). */
   several: boolean;
+  /** Builds what the pattern sends (absent on legacy declarations only). */
   request?(...args: unknown[]): Built;
+  /** The arguments `request` is documented with. */
   example?: readonly unknown[];
   scale?: PatternScale<A>;
   note?: string;
-  /** Legacy declarations only: the prose key condition and bound. */
+  /** Legacy declarations only (no builder yet): the prose key condition and bound. */
   keyCondition?: string;
   boundDoc?: string;
 }
