@@ -12,7 +12,7 @@ import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { conflict, unavailable } from './errors';
 import { checkKeyPart, checkText } from './keys';
-import { checkCustomerId, CUSTOMER_WRITE_ATTEMPTS, customerEvent, customerKeys, customerNotFound } from './customer';
+import { checkCustomerId, CUSTOMER_WRITE_ATTEMPTS, customerEvent, customerKeys, customerNotFound, profileItem } from './customer';
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
 import { addressEntity, addressToItem, type AddressRecord } from './entity/address';
@@ -59,7 +59,8 @@ export function checkAddress(input: AddressRecord): AddressRecord {
 export async function putAddress(table: Table, customerId: string, input: AddressRecord, actor: EventActor): Promise<AddressRecord> {
   const id = checkCustomerId(customerId, 'customerId');
   const address = checkAddress(input);
-  let profile = await profileItem(table, id);
+  // customerProfile's consistent read: its label set and sequence condition the transaction.
+  let profile = await profileItem(table, id, true);
   for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
     if (!profile) throw customerNotFound(id);
     const labels = labelsOf(profile);
@@ -83,7 +84,8 @@ export async function putAddress(table: Table, customerId: string, input: Addres
 export async function removeAddress(table: Table, customerId: string, label: string, actor: EventActor): Promise<boolean> {
   const id = checkCustomerId(customerId, 'customerId');
   const checkedLabel = checkLabel(label);
-  let profile = await profileItem(table, id);
+  // customerProfile's consistent read: its label set and sequence condition the transaction.
+  let profile = await profileItem(table, id, true);
   for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
     if (!profile) throw customerNotFound(id);
     if (!labelsOf(profile).has(checkedLabel)) return false;
@@ -135,11 +137,6 @@ export function removeAddressActions(profile: Item, id: string, label: string, a
     { Delete: { Key: addressKeys.key(id, label) } },
     eventPut(event),
   ];
-}
-
-/** The profile item, read strongly (its label set and sequence are what the transaction is conditioned on). */
-function profileItem(table: Table, customerId: string): Promise<Item | undefined> {
-  return table.get({ Key: customerKeys.profile(customerId), ConsistentRead: true });
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Every named access pattern, listed explicitly (the entities are listed in entities.ts). Each is
- * declared on the function that runs it (`pattern`, declare.ts), or, for a planned Query or a read
- * inside another operation, next to the code that sends it (`declarePattern`). Read by the
+ * declared on the function that runs it (`pattern`, access-pattern.ts), or, for a planned Query or
+ * a request inside another operation, next to the code that sends it (`declarePattern`); either way
+ * as the request it builds. Read by the
  * generated docs/access-patterns.md and by test/access-pattern-bounds.int.test.ts, which runs
  * each one on adversarial data and checks it reads no more than its declared bound.
  * (This is the model's catalog of declarations; the product catalog is product.ts.)
@@ -9,7 +10,7 @@
 import type { AccessPattern } from './declare';
 import { customerByEmail, customerProfile } from './customer';
 import { ordersByStatus } from './status-index';
-import { orderDetail } from './order';
+import { orderDetail, orderHeader } from './order';
 import { idempotencyClaim, idempotencyRecord } from './idempotency';
 import { orderHeaders, ordersBySku } from './sku-index';
 import { catalogPrices, product, products } from './product';
@@ -24,6 +25,7 @@ export function accessPatterns(): readonly AccessPattern[] {
     customerByEmail.pattern,
     ordersByStatus.pattern,
     orderDetail.pattern,
+    orderHeader.pattern,
     idempotencyClaim,
     idempotencyRecord.pattern,
     ordersBySku.pattern,

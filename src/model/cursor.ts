@@ -57,6 +57,12 @@ export function checkFirst(value: number | null | undefined, field = 'first'): n
   return first;
 }
 
+/** A list field's paging arguments, as GraphQL passes them. */
+export interface PageArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}
+
 /** A page of orders, newest first, with a cursor per order. */
 export interface OrderPage {
   orders: import('./order').OrderRecord[];

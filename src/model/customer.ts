@@ -23,14 +23,14 @@ import { setFields } from '../dynamo/update-expression';
 import type { EventActor, EventType } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep, type EventDraft } from './outbox';
 import { badInput, conflict, notFound, unavailable } from './errors';
-import { checkId, checkText, newId, nowIso } from './keys';
+import { checkId, checkText, EXAMPLE_ID, newId, nowIso } from './keys';
 import { emailGuardItem, emailGuardKey } from './email';
 import { canonicalEmail } from './entity/parts';
 import { customerEntity, customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
 import { writeTransaction } from './guards';
 import { STATS_BASELINE } from './customer-stats';
 import { cancellationReasons, failedCondition } from './transactions';
-import { pattern } from './declare';
+import { getRequest, pattern, queryRequest } from './declare';
 
 export const CUSTOMER_PREFIX = customerEntity.templates.PK.prefix;
 export const PROFILE_SK = customerEntity.templates.SK.text;
@@ -85,43 +85,55 @@ export function checkCustomerId(value: string, field = 'id'): string {
 
 // ---- access patterns -----------------------------------------------------------------------
 
-/** customerProfile: the profile alone, or undefined when there is no such customer. */
+/**
+ * The profile's GetItem: eventually consistent for screens; consistent before a write of the
+ * customer (updateCustomer, the address writes), whose conditions name the `eventSeq` and label
+ * set it holds.
+ */
+const profileGet = (customerId: string, consistent = false) =>
+  getRequest({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
+
+/**
+ * customerProfile: the profile alone, or undefined when there is no such customer; `consistent`
+ * for a write's read (the mutations listed use it so).
+ */
 export const customerProfile = pattern(
   {
     entity: 'Customer profile',
     graphql: ['Customer.name', 'Order.customer', 'Query.node', 'Mutation.updateCustomer', 'Mutation.putAddress', 'Mutation.removeAddress'],
-    index: 'table',
-    operation: 'GetItem',
-    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE (consistent before a write of the customer: its eventSeq and label set)',
-    order: '—',
-    bound: () => 1,
-    boundDoc: '1 item',
+    request: profileGet,
+    example: [EXAMPLE_ID, true],
   },
   async function customerProfile(table: Table, customerId: string, consistent = false): Promise<CustomerRecord | undefined> {
-    const item = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: consistent });
+    const item = await profileItem(table, customerId, consistent);
     return item ? customerFromItem(item) : undefined;
   },
 );
+
+/** The profile item as stored (its `eventSeq`, its label set): customerProfile's request, for the writes that condition on it. */
+export async function profileItem(table: Table, customerId: string, consistent: boolean): Promise<Item | undefined> {
+  return table.get(profileGet(customerId, consistent).input);
+}
+
+/** customerByEmail's Query: the one profile under the canonical email's GSI1 key. */
+const byEmail = (email: string) =>
+  queryRequest({
+    IndexName: GSI1,
+    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+    ExpressionAttributeValues: { ':pk': customerKeys.gsi1pk(email), ':sk': CUSTOMER_PREFIX },
+    Limit: 1,
+  });
 
 /** customerByEmail: GSI1, by the canonical email (NFKC, case-insensitive); undefined when no customer has that email. */
 export const customerByEmail = pattern(
   {
     entity: 'Customer profile',
     graphql: ['Query.customerByEmail'],
-    index: 'GSI1',
-    operation: 'Query',
-    keyCondition: 'GSI1PK = EMAIL#<email NFKC, lower-case>, begins_with(GSI1SK, CUSTOMER#)',
-    order: '—',
-    bound: () => 1,
-    boundDoc: 'Limit 1',
+    request: byEmail,
+    example: ['ana@example.com'],
   },
   async function customerByEmail(table: Table, email: string): Promise<CustomerRecord | undefined> {
-    const { Items = [] } = await table.query({
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-      ExpressionAttributeValues: { ':pk': customerKeys.gsi1pk(email), ':sk': CUSTOMER_PREFIX },
-      Limit: 1,
-    });
+    const { Items = [] } = await table.query(byEmail(email).input);
     const item = Items[0];
     return item ? customerFromItem(item) : undefined;
   },
@@ -194,8 +206,8 @@ export function customerEvent(eventType: EventType, customerId: string, payload:
 export const CUSTOMER_WRITE_ATTEMPTS = 5;
 
 /**
- * updateCustomer: reads the profile (one consistent GetItem: its `eventSeq` and the email it
- * holds), then one transaction: the profile's new fields and sequence, conditioned on the sequence
+ * updateCustomer: reads the profile (customerProfile's consistent GetItem: its `eventSeq` and the
+ * email it holds), then one transaction: the profile's new fields and sequence, conditioned on the sequence
  * read, and its CustomerUpdated event; an email change also moves the email guard and the GSI1 key
  * (conditioned on the email read). A concurrent write of the customer cancels it: the cancellation
  * returns the profile as it now stands (ALL_OLD), so it tries again from that without reading (a
@@ -207,7 +219,7 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
   const customerId = checkCustomerId(id);
   const name = input.name == null ? undefined : checkName(input.name);
   const email = input.email == null ? undefined : checkEmail(input.email);
-  let root = await table.get({ Key: customerKeys.profile(customerId), ConsistentRead: true });
+  let root = await profileItem(table, customerId, true);
   for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
     if (!root) throw customerNotFound(customerId);
     const current = customerFromItem(root);

@@ -3,7 +3,8 @@
  * GSI1, the shape of every key part, its lifecycle), each access pattern on the function that runs
  * it. Key builders, parsers, `matches`, cursor shape checks, the GSI1 keys an item must carry and
  * the generated documentation are all derived from these declarations (src/model/entity/ declares
- * the entities, src/model/entities.ts lists them, src/model/catalog.ts lists the patterns).
+ * the entities, src/model/entities.ts lists them; access-pattern.ts declares how a pattern is
+ * declared, src/model/catalog.ts lists the patterns).
  */
 import type { Item, Key } from '../dynamo/table';
 
@@ -215,50 +216,9 @@ export function defineEntity<const T extends string>(spec: EntitySpec<T>): Entit
   return entity;
 }
 
-// ---- access patterns -----------------------------------------------------------------------
+// ---- access patterns: declared in access-pattern.ts, re-exported here ------------------
 
-export interface PatternSpec<A extends unknown[]> {
-  /** The entity it reads (its collection head, for collection reads). */
-  entity: string;
-  /** GraphQL fields that use it. */
-  graphql: string[];
-  index: 'table' | 'GSI1';
-  operation: 'Query' | 'GetItem' | 'BatchGetItem' | 'TransactWriteItems';
-  keyCondition: string;
-  order: 'newest first' | 'by sort key' | '—';
-  /**
-   * The most items one call reads, whatever the data, given the call's own arguments. (A method,
-   * so a list of patterns of different arguments is one `AccessPattern[]`.)
-   */
-  bound(...args: A): number;
-  /** How the bound is documented. */
-  boundDoc: string;
-}
-
-export interface AccessPattern<A extends unknown[] = unknown[]> extends PatternSpec<A> {
-  /** The pattern's name: the function's that runs it. */
-  name: string;
-}
-
-/** A function that runs an access pattern, carrying its declaration. */
-export type PatternFunction<F extends (...args: never[]) => unknown> = F & { readonly pattern: AccessPattern<Parameters<F>> };
-
-/**
- * Declares the access pattern `fn` runs, on `fn` itself: its name is the function's, its bound a
- * function of the same arguments. Returns `fn` with the declaration as `fn.pattern`.
- */
-export function pattern<F extends (...args: never[]) => unknown>(spec: PatternSpec<Parameters<F>>, fn: F): PatternFunction<F> {
-  if (!fn.name) throw new Error('an access pattern is a named function');
-  return Object.assign(fn, { pattern: { name: fn.name, ...spec } });
-}
-
-/**
- * Declares a pattern that is not one function of its own: a planned Query (collection.ts) or a
- * read inside another operation. `bound` takes the arguments the pattern is documented with.
- */
-export function declarePattern<A extends unknown[]>(name: string, spec: PatternSpec<A>): AccessPattern<A> {
-  return { name, ...spec };
-}
+export * from './access-pattern';
 
 export function pkOf(item: Item): string {
   return typeof item.PK === 'string' ? item.PK : '';

@@ -20,9 +20,9 @@
 import { createHash } from 'node:crypto';
 import type { Table } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
-import { checkKeyPart } from './keys';
-import { declarePattern, pattern } from './declare';
-import { idempotencyEntity, idempotencyFromItem, type IdempotencyRecord } from './entity/idempotency';
+import { checkKeyPart, EXAMPLE_ID } from './keys';
+import { declarePattern, getRequest, pattern, transactRequest } from './declare';
+import { idempotencyEntity, idempotencyFromItem, idempotencyToItem, type IdempotencyRecord } from './entity/idempotency';
 
 export const IDEMPOTENCY_PREFIX = idempotencyEntity.templates.PK.prefix;
 export const IDEMPOTENCY_SK = idempotencyEntity.templates.SK.text;
@@ -54,37 +54,44 @@ export const IDEMPOTENCY_FREE = `attribute_not_exists(PK) OR ${TTL_ATTRIBUTE} <=
  * idempotencyClaim: placeOrder's transaction puts the record under IDEMPOTENCY_FREE with
  * `ReturnValuesOnConditionCheckFailure: ALL_OLD`, so a cancelled transaction returns the live
  * record of the key (a replay, or the same key for another order): no read request of its own.
+ * Its builder is the transaction's first action (place-order.ts `placeOrderActions`).
  */
-export const idempotencyClaim = declarePattern<[]>('idempotencyClaim', {
+export const idempotencyClaim = declarePattern('idempotencyClaim', {
   entity: 'Idempotency record',
   graphql: ['Mutation.placeOrder'],
-  index: 'table',
-  operation: 'TransactWriteItems',
-  keyCondition:
-    'Put PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY if no live record holds it; when cancelled, the record held comes back as ALL_OLD',
-  order: '—',
-  bound: () => 1,
-  boundDoc: '1 item (the ALL_OLD of one action)',
+  request: (record: IdempotencyRecord, now: number) =>
+    transactRequest([
+      {
+        Put: {
+          Item: idempotencyToItem(record),
+          ConditionExpression: IDEMPOTENCY_FREE,
+          ExpressionAttributeValues: { ':now': now },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ]),
+  example: [{ customerId: EXAMPLE_ID, key: '<key>', orderId: EXAMPLE_ID, fingerprint: '<fingerprint>', expiresAt: 1 }, 0],
+  note: 'an action of placeOrder’s transaction; when cancelled, the live record comes back as ALL_OLD',
 });
+
+/** idempotencyRecord's GetItem: consistent, so a record just claimed is read. */
+const recordGet = (customerId: string, key: string) => getRequest({ Key: idempotencyKeys.key(customerId, key), ConsistentRead: true });
 
 /**
  * idempotencyRecord: the live record of a customer's key, one consistent GetItem; undefined when
- * there is none (or it expired). placeOrder sends it only when it refuses a SKU.
+ * there is none (or it expired). placeOrder sends it only when it refuses a SKU (a replay of an
+ * order whose product left the catalog) or its claim met a transaction in flight.
  */
 export const idempotencyRecord = pattern(
   {
     entity: 'Idempotency record',
     graphql: ['Mutation.placeOrder'],
-    index: 'table',
-    operation: 'GetItem',
-    keyCondition:
-      'PK = IDEMPOTENCY#<customerId>#<key>, SK = IDEMPOTENCY, consistent; only when placeOrder refuses a SKU (a replay of an order whose product left the catalog)',
-    order: '—',
-    bound: () => 1,
-    boundDoc: '1 item',
+    request: recordGet,
+    example: [EXAMPLE_ID, '<key>'],
+    note: 'only when placeOrder refuses a SKU or its claim conflicts',
   },
   async function idempotencyRecord(table: Table, customerId: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const item = await table.get({ Key: idempotencyKeys.key(customerId, key), ConsistentRead: true });
+    const item = await table.get(recordGet(customerId, key).input);
     return item ? idempotencyFromItem(item) : undefined;
   },
 );

@@ -17,6 +17,7 @@ export * from './cursor';
 export * from './collection';
 export * from './declare';
 export * from './catalog';
+export * from './pattern-doc';
 export * from './guards';
 export * from './partition-view';
 export * from './node-id';

@@ -7,8 +7,17 @@ import { badInput } from './errors';
  */
 export const SEP = '#';
 
-/** Ids are ULIDs: 26 Crockford base-32 characters, sortable by creation time. */
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Crockford's base 32, as ULIDs spell it (no I, L, O, U): the one declaration of an id's letters. */
+export const ULID_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/**
+ * Ids are ULIDs: 26 Crockford base-32 characters, sortable by creation time. The shape as a
+ * regular expression text (no anchors, no groups), as key parts declare shapes (entity/parts.ts);
+ * every id check of the model is built from it.
+ */
+export const ULID_SHAPE = `[${ULID_ALPHABET}]{26}`;
+const ULID = new RegExp(`^${ULID_SHAPE}$`);
+/** An id of that shape the documentation builds example requests with (access-pattern.ts `example`). */
+export const EXAMPLE_ID = '01J9ZQ4K3M5N6P7R8S9T0V1W2X';
 const nextUlid = monotonicFactory();
 
 /** A new sortable id; ids are always generated server-side. */
@@ -16,7 +25,7 @@ export function newId(): string {
   return nextUlid();
 }
 
-const ULID_ANY_CASE = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+const ULID_ANY_CASE = new RegExp(`^${ULID_SHAPE}$`, 'i');
 
 /**
  * Returns the id, upper-cased, if it is a well-formed ULID in either case, else throws

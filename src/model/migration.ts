@@ -16,7 +16,7 @@ import { queryAll } from '../dynamo/paging';
 import { writeTransaction, writeUpdate } from './guards';
 import { isConditionalCheckFailed } from './transactions';
 import { assignments, updateExpression } from '../dynamo/update-expression';
-import { pattern } from './declare';
+import { pattern, queryRequest } from './declare';
 import { migrationAppliedEntity, migrationCheckpointEntity } from './entity/migration';
 
 export const MIGRATION_PREFIX = migrationAppliedEntity.templates.PK.prefix;
@@ -126,25 +126,30 @@ export interface MigrationState {
   checkpoints: Checkpoint[];
 }
 
+/**
+ * migrationState's Query: the applied record and at most MAX_SEGMENTS checkpoints (a run never has
+ * more segments), consistent: what a run resumes from is what was written last.
+ */
+const stateQuery = (name: string) =>
+  queryRequest({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
+    ConsistentRead: true,
+    Limit: 1 + MAX_SEGMENTS,
+  });
+
 /** migrationState: the applied record and the checkpoints of one migration, one consistent Query. */
 export const migrationState = pattern(
   {
     entity: 'Migration record',
     graphql: [],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = MIGRATION#<name>: the APPLIED record and every CHECKPOINT#<segment>, consistent',
-    order: 'by sort key',
-    bound: () => 1 + MAX_SEGMENTS,
-    boundDoc: `1 + segments (≤ ${MAX_SEGMENTS})`,
+    request: stateQuery,
+    example: ['0001-order-lines-by-sku'],
+    note: `the APPLIED record and every CHECKPOINT#<segment> (≤ ${MAX_SEGMENTS})`,
   },
   async function migrationState(table: Table, name: string): Promise<MigrationState> {
-    // Bounded by the data model: the applied record and at most MAX_SEGMENTS checkpoints.
-    const { items } = await queryAll(table, {
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': migrationKeys.pk(name) },
-      ConsistentRead: true,
-    });
+    const request = stateQuery(name).input;
+    const { items } = await queryAll(table, request, { limit: request.Limit });
     const applied = items.find(migrationAppliedEntity.matches);
     return {
       applied: applied ? appliedFromItem(applied) : undefined,

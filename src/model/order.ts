@@ -2,7 +2,7 @@
  * Order: a summary in the customer's collection, and its own collection of header and lines.
  * placeOrder, which writes them with the catalog's prices, is in place-order.ts.
  *
- * Access patterns: orderDetail here, ordersByStatus in status-index.ts, ordersBySku in
+ * Access patterns: orderDetail and orderHeader here, ordersByStatus in status-index.ts, ordersBySku in
  * sku-index.ts, the customer's orders in collection.ts (docs/access-patterns.md lists them all).
  *
  * Keys (declared with their codecs in src/model/entity/order.ts):
@@ -19,12 +19,12 @@ import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound, unavailable } from './errors';
-import { checkId } from './keys';
+import { checkId, EXAMPLE_ID } from './keys';
 import { writeTransaction } from './guards';
 import { cancellationReasons, failedCondition } from './transactions';
 import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
-import { pattern } from './declare';
+import { getRequest, pattern, queryRequest } from './declare';
 import { ORDER_STATUSES, type OrderStatus } from './entity/parts';
 import {
   lineFromItem,
@@ -139,29 +139,46 @@ export function checkStatus(value: string, field = 'status'): OrderStatus {
  */
 export const ORDER_DETAIL_READ_BOUND = 1 + MAX_STORED_LINES;
 
+/** orderDetail's Query: the order's whole collection, header and lines, at most its bound. */
+const detailQuery = (orderId: string, consistent = false) =>
+  queryRequest({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
+    ConsistentRead: consistent,
+    Limit: ORDER_DETAIL_READ_BOUND,
+  });
+
 /** orderDetail: header and lines in one Query; undefined when there is no such order. */
 export const orderDetail = pattern(
   {
     entity: 'Order header',
     graphql: ['Query.order', 'Query.node(s)', 'Order.lines'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = ORDER#<orderId>',
-    order: 'by sort key',
-    bound: () => ORDER_DETAIL_READ_BOUND,
-    boundDoc: `1 + lines (≤ ${MAX_STORED_LINES}): ORDER_DETAIL_READ_BOUND`,
+    request: detailQuery,
+    example: [EXAMPLE_ID],
+    note: `1 header + at most ${MAX_STORED_LINES} lines (MAX_STORED_LINES)`,
   },
   async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
-    const { items } = await queryAll(
-      table,
-      {
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': orderKeys.pk(orderId) },
-        ConsistentRead: consistent,
-      },
-      { limit: ORDER_DETAIL_READ_BOUND },
-    );
+    const request = detailQuery(orderId, consistent).input;
+    const { items } = await queryAll(table, request, { limit: request.Limit });
     return orderFromCollection(items);
+  },
+);
+
+/**
+ * orderHeader: the header alone, one consistent GetItem: what updateOrderStatus moves (its
+ * status and `eventSeq` condition the transaction).
+ */
+const headerGet = (orderId: string) => getRequest({ Key: orderKeys.header(orderId), ConsistentRead: true });
+
+export const orderHeader = pattern(
+  {
+    entity: 'Order header',
+    graphql: ['Mutation.updateOrderStatus'],
+    request: headerGet,
+    example: [EXAMPLE_ID],
+  },
+  async function orderHeader(table: Table, orderId: string): Promise<Item | undefined> {
+    return table.get(headerGet(orderId).input);
   },
 );
 
@@ -181,7 +198,7 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
 const STATUS_ATTEMPTS = 5;
 
 /**
- * updateOrderStatus: reads the header (one consistent GetItem), checks the move against the status
+ * updateOrderStatus: reads the header (`orderHeader`, one consistent GetItem), checks the move against the status
  * machine, and moves the header (with the order aggregate's `eventSeq`), the summary and the
  * summary's GSI1 key in one transaction conditioned on the status and sequence it read, with the
  * OrderStatusChanged event (the order's own sequence; `customerId` the order's customer). A racing
@@ -200,7 +217,7 @@ export async function updateOrderStatus(
 ): Promise<OrderRecord> {
   const orderId = checkOrderId(id);
   const to = checkStatus(status);
-  let item = await table.get({ Key: orderKeys.header(orderId), ConsistentRead: true });
+  let item = await orderHeader(table, orderId);
   for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
     const current = item ? orderFromItem(item) : undefined;
     if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy))

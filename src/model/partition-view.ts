@@ -6,12 +6,13 @@
  * Not a product pattern: no GraphQL field uses it, and the development server's
  * `GET /dev/partition` is its only caller (absent in production; who may see which partition is
  * decided there, before this runs). It is declared like every read so its bound is stated: three
- * Queries sent together, the range itself (`Limit 40`) and up to 5 rows on each side of it.
+ * Queries sent together, the range itself and a few rows on each side of it (their Limits).
  */
 import type { Item, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
-import { pattern } from './declare';
+import { getRequest, pattern, queryRequest, type QueryRequest } from './declare';
+import { EXAMPLE_ID } from './keys';
 import { orderKeys } from './order';
 
 /** Rows of the range itself, at most. */
@@ -36,20 +37,75 @@ export interface PartitionWindow {
   moreAfter: boolean;
 }
 
+/**
+ * A window's Queries, sent together in one wave: without a range, the partition's first rows;
+ * with one, the range itself (`BETWEEN`, its lower end first) and the rows on each side of it.
+ */
+function windowQueries(schema: KeySchema, args: PartitionWindowArgs): QueryRequest[] {
+  const base = {
+    ...(schema.index ? { IndexName: schema.index } : {}),
+    ...(schema.consistent ? { ConsistentRead: true } : {}),
+    ExpressionAttributeNames: { '#pk': schema.pk, '#sk': schema.sk },
+  };
+  if (args.from === undefined || args.to === undefined)
+    return [
+      queryRequest({
+        ...base,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': schema.pk },
+        ExpressionAttributeValues: { ':pk': args.pk },
+        Limit: PARTITION_WINDOW_ROWS,
+      }),
+    ];
+  // DynamoDB orders sort keys by their UTF-8 bytes; BETWEEN wants its lower end first.
+  const [low, high] = Buffer.compare(Buffer.from(args.from), Buffer.from(args.to)) <= 0 ? [args.from, args.to] : [args.to, args.from];
+  return [
+    queryRequest({
+      ...base,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ExpressionAttributeValues: { ':pk': args.pk, ':low': low, ':high': high },
+      Limit: PARTITION_WINDOW_RANGE,
+    }),
+    queryRequest({
+      ...base,
+      KeyConditionExpression: '#pk = :pk AND #sk < :low',
+      ExpressionAttributeValues: { ':pk': args.pk, ':low': low },
+      ScanIndexForward: false,
+      Limit: PARTITION_WINDOW_MARGIN,
+    }),
+    queryRequest({
+      ...base,
+      KeyConditionExpression: '#pk = :pk AND #sk > :high',
+      ExpressionAttributeValues: { ':pk': args.pk, ':high': high },
+      Limit: PARTITION_WINDOW_MARGIN,
+    }),
+  ];
+}
+
+interface KeySchema {
+  index: string | undefined;
+  pk: string;
+  sk: string;
+  consistent: boolean;
+}
+
+// Strongly consistent: the view follows the operation that was just run, writes included.
+const TABLE_SCHEMA: KeySchema = { index: undefined, pk: 'PK', sk: 'SK', consistent: true };
+// GSI reads are eventually consistent only (DynamoDB refuses ConsistentRead on a GSI).
+const INDEX_SCHEMA: KeySchema = { index: GSI1, pk: 'GSI1PK', sk: 'GSI1SK', consistent: false };
+/** The window the documentation shows: a range, so all three Queries. */
+const EXAMPLE_WINDOW: PartitionWindowArgs = { pk: '<pk>', from: '<from>', to: '<to>' };
+
 export const partitionWindow = pattern(
   {
     entity: 'any (development explorer)',
     graphql: [],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = <pk>: SK BETWEEN <from> AND <to>, SK < <from> (descending), SK > <to>',
-    order: 'by sort key',
-    bound: () => PARTITION_WINDOW_ROWS,
-    boundDoc: `3 Queries: Limit ${PARTITION_WINDOW_RANGE} + ${PARTITION_WINDOW_MARGIN} + ${PARTITION_WINDOW_MARGIN}`,
+    request: (args: PartitionWindowArgs) => windowQueries(TABLE_SCHEMA, args),
+    example: [EXAMPLE_WINDOW],
+    note: 'without a range, one Query of the partition’s first rows (the same Limit in all)',
   },
   async function partitionWindow(table: Table, args: PartitionWindowArgs): Promise<PartitionWindow> {
-    // Strongly consistent: the view follows the operation that was just run, writes included.
-    return windowOf(table, { index: undefined, pk: 'PK', sk: 'SK', consistent: true }, args);
+    return windowOf(table, windowQueries(TABLE_SCHEMA, args));
   },
 );
 
@@ -57,18 +113,18 @@ export const indexPartitionWindow = pattern(
   {
     entity: 'any (development explorer)',
     graphql: [],
-    index: 'GSI1',
-    operation: 'Query',
-    keyCondition: 'GSI1PK = <pk>: GSI1SK BETWEEN <from> AND <to>, GSI1SK < <from> (descending), GSI1SK > <to>',
-    order: 'by sort key',
-    bound: () => PARTITION_WINDOW_ROWS,
-    boundDoc: `3 Queries: Limit ${PARTITION_WINDOW_RANGE} + ${PARTITION_WINDOW_MARGIN} + ${PARTITION_WINDOW_MARGIN}`,
+    request: (args: PartitionWindowArgs) => windowQueries(INDEX_SCHEMA, args),
+    example: [EXAMPLE_WINDOW],
+    note: 'without a range, one Query of the partition’s first rows (the same Limit in all)',
   },
   async function indexPartitionWindow(table: Table, args: PartitionWindowArgs): Promise<PartitionWindow> {
-    // GSI reads are eventually consistent only (DynamoDB refuses ConsistentRead on a GSI).
-    return windowOf(table, { index: GSI1, pk: 'GSI1PK', sk: 'GSI1SK', consistent: false }, args);
+    return windowOf(table, windowQueries(INDEX_SCHEMA, args));
   },
 );
+
+/** orderOwner's GetItem: the header's `customerId` only, consistent. */
+const ownerGet = (orderId: string) =>
+  getRequest({ Key: orderKeys.header(orderId), ProjectionExpression: 'customerId', ConsistentRead: true });
 
 /**
  * Whose order partition `pk` is: its header's `customerId` (one consistent GetItem, that attribute
@@ -79,79 +135,26 @@ export const orderOwner = pattern(
   {
     entity: 'Order header (development explorer)',
     graphql: [],
-    index: 'table',
-    operation: 'GetItem',
-    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER: customerId only, ConsistentRead',
-    order: '—',
-    bound: () => 1,
-    boundDoc: '1 GetItem',
+    request: (pk: string) => ownerGet(orderKeys.idOf(pk) ?? ''),
+    example: [orderKeys.pk(EXAMPLE_ID)],
+    note: 'none when `pk` is not an order’s',
   },
   async function orderOwner(table: Table, pk: string): Promise<string | undefined> {
     const orderId = orderKeys.idOf(pk);
     if (orderId === undefined) return undefined;
-    const header = await table.get({ Key: orderKeys.header(orderId), ProjectionExpression: 'customerId', ConsistentRead: true });
+    const header = await table.get(ownerGet(orderId).input);
     return typeof header?.customerId === 'string' ? header.customerId : undefined;
   },
 );
 
-interface KeySchema {
-  index: string | undefined;
-  pk: string;
-  sk: string;
-  consistent: boolean;
-}
-
-async function windowOf(table: Table, schema: KeySchema, args: PartitionWindowArgs): Promise<PartitionWindow> {
-  const base = {
-    ...(schema.index ? { IndexName: schema.index } : {}),
-    ...(schema.consistent ? { ConsistentRead: true } : {}),
-    ExpressionAttributeNames: { '#pk': schema.pk, '#sk': schema.sk },
-  };
-  if (args.from === undefined || args.to === undefined) {
-    const read = await queryAll(
-      table,
-      {
-        ...base,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': schema.pk },
-        ExpressionAttributeValues: { ':pk': args.pk },
-      },
-      { limit: PARTITION_WINDOW_ROWS },
-    );
-    return { rows: read.items, moreBefore: false, moreAfter: !read.complete };
-  }
-  // DynamoDB orders sort keys by their UTF-8 bytes; BETWEEN wants its lower end first.
-  const [low, high] = Buffer.compare(Buffer.from(args.from), Buffer.from(args.to)) <= 0 ? [args.from, args.to] : [args.to, args.from];
-  const [range, before, after] = await Promise.all([
-    queryAll(
-      table,
-      {
-        ...base,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-        ExpressionAttributeValues: { ':pk': args.pk, ':low': low, ':high': high },
-      },
-      { limit: PARTITION_WINDOW_RANGE },
-    ),
-    queryAll(
-      table,
-      {
-        ...base,
-        KeyConditionExpression: '#pk = :pk AND #sk < :low',
-        ExpressionAttributeValues: { ':pk': args.pk, ':low': low },
-        ScanIndexForward: false,
-      },
-      { limit: PARTITION_WINDOW_MARGIN },
-    ),
-    queryAll(
-      table,
-      { ...base, KeyConditionExpression: '#pk = :pk AND #sk > :high', ExpressionAttributeValues: { ':pk': args.pk, ':high': high } },
-      { limit: PARTITION_WINDOW_MARGIN },
-    ),
-  ]);
+/** Sends a window's Queries together; each followed past 1 MB pages, never past its Limit. */
+async function windowOf(table: Table, queries: QueryRequest[]): Promise<PartitionWindow> {
+  const [range, before, after] = await Promise.all(queries.map(({ input }) => queryAll(table, input, { limit: input.Limit })));
+  if (!before || !after) return { rows: range!.items, moreBefore: false, moreAfter: !range!.complete };
   // A range cut at its limit leaves rows of it unread: the rows after it would not be its neighbours.
   return {
-    rows: [...before.items.reverse(), ...range.items, ...(range.complete ? after.items : [])],
+    rows: [...before.items.reverse(), ...range!.items, ...(range!.complete ? after.items : [])],
     moreBefore: !before.complete,
-    moreAfter: !range.complete || !after.complete,
+    moreAfter: !range!.complete || !after.complete,
   };
 }

@@ -30,21 +30,20 @@
 import type { Item, Table, TransactAction } from '../dynamo/table';
 import { conflictRetry } from '../dynamo/backoff';
 import { badInput, conflict, type DomainError } from './errors';
-import { checkTimestamp, newId, nowIso } from './keys';
+import { checkTimestamp, EXAMPLE_ID, newId, nowIso } from './keys';
 import { checkCustomerId, customerKeys, customerNotFound } from './customer';
 import type { EventActor } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent } from './outbox';
 import { pendingStats } from './customer-stats';
-import { pattern } from './declare';
+import { batchGetRequest, pattern } from './declare';
 import {
   checkIdempotencyKey,
   epochSeconds,
   fingerprint,
-  IDEMPOTENCY_FREE,
+  idempotencyClaim,
   IDEMPOTENCY_TTL_SECONDS,
   idempotencyFromItem,
   idempotencyRecord,
-  idempotencyToItem,
   type IdempotencyRecord,
 } from './idempotency';
 import { contended, guardActions } from './guards';
@@ -210,14 +209,8 @@ export function placeOrderActions(
     expiresAt: claim.now + IDEMPOTENCY_TTL_SECONDS,
   };
   return [
-    {
-      Put: {
-        Item: idempotencyToItem(record),
-        ConditionExpression: IDEMPOTENCY_FREE,
-        ExpressionAttributeValues: { ':now': claim.now },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    // The claim is its declared pattern's request (idempotency.ts): what comes back when it fails.
+    ...idempotencyClaim.request(record, claim.now).actions,
     { Put: { Item: pendingStats(summaryToItem(order)), ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { Item: { ...headerToItem(order), [EVENT_SEQ]: event.sequence }, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...order.lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
@@ -231,6 +224,10 @@ export function placeOrderActions(
  */
 export const IDEMPOTENCY_PEEKS = 2;
 
+/** orderInputs' BatchGetItem: the profile's key and the distinct SKUs' product keys, consistent. */
+const inputsGet = (customerId: string, skus: readonly string[]) =>
+  batchGetRequest([customerKeys.profile(customerId), ...[...new Set(skus)].map(productKeys.key)], { consistent: true });
+
 /**
  * orderInputs: the current products of the order's distinct SKUs and the customer's profile
  * (whether it exists), in ONE BatchGetItem with ConsistentRead: a price just
@@ -240,22 +237,20 @@ export const orderInputs = pattern(
   {
     entity: 'Product',
     graphql: ['Mutation.placeOrder'],
-    index: 'table',
-    operation: 'BatchGetItem',
-    keyCondition:
-      'PK = CATALOG, SK = PRODUCT#<sku> for the distinct SKUs of one order, and PK = CUSTOMER#<id>, SK = PROFILE (that the customer exists); ConsistentRead (wave 1 of 2, then the transaction)',
-    order: '—',
-    bound: (_table, _customerId, skus) => new Set(skus).size + 1,
-    boundDoc: `the distinct SKUs and the profile (≤ ${MAX_LINES} + 1: one call)`,
+    request: inputsGet,
+    example: [EXAMPLE_ID, ['MUG-1', 'TEA-2']],
+    scale: { name: 'SKUs', args: (n): [string, string[]] => [EXAMPLE_ID, Array.from({ length: n }, (_, i) => `SKU-${i}`)] },
+    note: `wave 1 of 2, then the transaction; at most ${MAX_LINES} SKUs: one call`,
   },
   async function orderInputs(
     table: Table,
     customerId: string,
     skus: readonly string[],
   ): Promise<{ catalog: Map<string, ProductRecord>; profile: Item | undefined }> {
-    const profileKey = customerKeys.profile(customerId);
-    const items = await table.batchGet([profileKey, ...[...new Set(skus)].map(productKeys.key)], { consistent: true });
-    const profile = items.find((item) => item.PK === profileKey.PK && item.SK === profileKey.SK);
+    const request = inputsGet(customerId, skus);
+    const [profileKey] = request.keys;
+    const items = await table.batchGet(request.keys, { consistent: request.consistent });
+    const profile = items.find((item) => item.PK === profileKey!.PK && item.SK === profileKey!.SK);
     const catalog = new Map<string, ProductRecord>();
     for (const item of items) {
       if (item === profile) continue;

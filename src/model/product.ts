@@ -20,10 +20,10 @@ import type { EventActor } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { cancellationReasons, failedCondition } from './transactions';
 import { checkText } from './keys';
-import { checkFirst, decodeCursor, encodeCursor } from './cursor';
+import { checkFirst, decodeCursor, encodeCursor, type PageArgs } from './cursor';
 import { writeTransaction } from './guards';
 import { checkSku } from './sku-index';
-import { pattern } from './declare';
+import { batchGetRequest, getRequest, pattern, queryRequest } from './declare';
 import { productEntity, productFromItem, productToItem, type ProductRecord } from './entity/product';
 
 export const CATALOG_PK = productEntity.templates.PK.text;
@@ -74,19 +74,17 @@ export function checkProduct(input: ProductInput): ProductRecord {
  * `Query.product` asks), ConsistentRead: the product screen shows the price placeOrder will
  * charge (catalogPrices reads strongly too), read right after putProduct; one item, 1 RCU.
  */
+const productGet = (sku: string, consistent = false) => getRequest({ Key: productKeys.key(checkSku(sku)), ConsistentRead: consistent });
+
 export const product = pattern(
   {
     entity: 'Product',
     graphql: ['Query.product'],
-    index: 'table',
-    operation: 'GetItem',
-    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>',
-    order: '—',
-    bound: () => 1,
-    boundDoc: '1 item',
+    request: productGet,
+    example: ['MUG-1', true],
   },
   async function product(table: Table, sku: string, consistent = false): Promise<ProductRecord | undefined> {
-    const item = await table.get({ Key: productKeys.key(checkSku(sku)), ConsistentRead: consistent });
+    const item = await table.get(productGet(sku, consistent).input);
     return item ? productFromItem(item) : undefined;
   },
 );
@@ -108,39 +106,41 @@ const CATALOG_SCOPE = 'catalog';
  * exact). `after` is a cursor of this list only: one of another list is BAD_USER_INPUT before
  * any request.
  */
+/**
+ * products' Query: `first + 1` products from the start or after a cursor's product (a cursor of
+ * another list is BAD_USER_INPUT, thrown while building, before any request).
+ */
+const catalogQuery = (args: PageArgs) => {
+  const first = checkFirst(args.first);
+  const start = args.after == null ? undefined : decodeProductCursor(args.after);
+  return queryRequest({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
+    Limit: first + 1,
+    ...(start ? { ExclusiveStartKey: start } : {}),
+  });
+};
+
 export const products = pattern(
   {
     entity: 'Product',
     graphql: ['Query.products'],
-    index: 'table',
-    operation: 'Query',
-    keyCondition: 'PK = CATALOG, begins_with(SK, PRODUCT#), from a cursor',
-    order: 'by sort key',
-    bound: (_table, args) => checkFirst(args.first) + 1,
-    boundDoc: 'Limit first + 1',
+    request: catalogQuery,
+    example: [{ first: 20 }],
+    scale: { name: 'first', args: (first): [PageArgs] => [{ first }] },
+    note: 'from a cursor (ExclusiveStartKey)',
   },
-  async function products(
-    table: Table,
-    args: { first?: number | null | undefined; after?: string | null | undefined },
-  ): Promise<ProductPage> {
-    const first = checkFirst(args.first);
-    const start = args.after == null ? undefined : decodeProductCursor(args.after);
+  async function products(table: Table, args: PageArgs): Promise<ProductPage> {
+    const request = catalogQuery(args).input;
+    const first = request.Limit! - 1;
     // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
-    const { items } = await queryAll(
-      table,
-      {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': CATALOG_PK, ':prefix': PRODUCT_PREFIX },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      },
-      { limit: first + 1 },
-    );
+    const { items } = await queryAll(table, request, { limit: request.Limit });
     const taken = items.slice(0, first).map(productFromItem);
     let cursors: string[] | undefined;
     return {
       products: taken,
       hasNextPage: items.length > first,
-      hasPreviousPage: start !== undefined,
+      hasPreviousPage: request.ExclusiveStartKey !== undefined,
       get cursors() {
         return (cursors ??= taken.map((p) => encodeCursor(CATALOG_SCOPE, productKeys.key(p.sku))));
       },
@@ -159,21 +159,22 @@ function decodeProductCursor(cursor: string): Key {
  * product is absent. At most 100 (the products of one `nodes` call, src/loaders/lists.ts), so one
  * call of ≤ 100 keys. (placeOrder reads its prices with its customer's profile: `orderInputs`.)
  */
+/** catalogPrices' BatchGetItem: the distinct SKUs' product keys, consistent. */
+const pricesGet = (skus: readonly string[]) => batchGetRequest([...new Set(skus)].map(productKeys.key), { consistent: true });
+
 export const catalogPrices = pattern(
   {
     entity: 'Product',
     graphql: ['Query.node(s)'],
-    index: 'table',
-    operation: 'BatchGetItem',
-    keyCondition: 'PK = CATALOG, SK = PRODUCT#<sku>, ConsistentRead: the products of one node/nodes wave',
-    order: '—',
-    bound: (_table, skus) => new Set(skus).size,
-    boundDoc: 'the distinct SKUs (≤ 100 of nodes: one call)',
+    request: pricesGet,
+    example: [['MUG-1', 'TEA-2']],
+    scale: { name: 'SKUs', args: (n): [string[]] => [Array.from({ length: n }, (_, i) => `SKU-${i}`)] },
+    note: 'the products of one node/nodes wave (≤ 100: one call)',
   },
   async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
-    const distinct = [...new Set(skus)];
-    if (distinct.length === 0) return new Map();
-    const items = await table.batchGet(distinct.map(productKeys.key), { consistent: true });
+    const request = pricesGet(skus);
+    if (request.keys.length === 0) return new Map();
+    const items = await table.batchGet(request.keys, { consistent: request.consistent });
     return new Map(
       items.map((item) => {
         const found = productFromItem(item);

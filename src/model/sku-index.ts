@@ -19,10 +19,10 @@
  */
 import type { Item, Table } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
-import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage } from './cursor';
-import { pattern } from './declare';
+import { checkFirst, decodeCursor, encodeCursor, orderPage, type OrderPage, type PageArgs } from './cursor';
+import { batchGetRequest, pattern, queryRequest } from './declare';
 import { orderLineEntity, SKU_MAX } from './entities';
-import { checkKeyPart } from './keys';
+import { checkKeyPart, EXAMPLE_ID } from './keys';
 import { MAX_STORED_LINES, orderFromItem, orderKeys, skuKeys, type OrderRecord } from './order';
 
 /** Validates a SKU as it stands in a key: trimmed, 1..64 characters, no `#`. */
@@ -39,19 +39,14 @@ export const ordersBySku = pattern(
   {
     entity: 'Order line',
     graphql: ['Query.ordersBySku'],
-    index: 'GSI1',
-    operation: 'Query',
-    keyCondition:
-      'GSI1PK = SKU#<sku>, GSI1SK < <placedAt>#<orderId> from a cursor; more Queries when orders repeat the SKU; then orderHeaders',
-    order: 'newest first',
-    bound: (_table, _sku, args) => skuPageReadBound(checkFirst(args.first)),
-    boundDoc: '≤ (first + 1) × 96 index entries, then first headers: skuPageReadBound',
+    request: indexQuery,
+    example: ['MUG-1', `2026-09-01T10:00:00.000Z#${EXAMPLE_ID}`, 21],
+    // orderPositions' budget and first headers: the numbers its Limits are cut from.
+    bound: (_sku: string, args: PageArgs) => skuPageReadBound(checkFirst(args.first)),
+    scale: { name: 'first', args: (first): [string, PageArgs] => ['MUG-1', { first }] },
+    note: `without GSI1SK < :before on a first page; another Query below the last order when orders repeat the SKU, within (first + 1) × ${MAX_STORED_LINES} lines in all; then orderHeaders`,
   },
-  async function ordersBySku(
-    table: Table,
-    sku: string,
-    args: { first?: number | null | undefined; after?: string | null | undefined },
-  ): Promise<OrderPage> {
+  async function ordersBySku(table: Table, sku: string, args: PageArgs): Promise<OrderPage> {
     const checked = checkSku(sku);
     const first = checkFirst(args.first);
     const scope = cursorScope(checked);
@@ -79,6 +74,17 @@ export function skuPageReadBound(first: number): number {
   return (first + 1) * MAX_STORED_LINES + first;
 }
 
+/** One Query of the SKU index: up to `limit` lines of the SKU, newest first, below the order position `before` when set. */
+function indexQuery(sku: string, before: string | undefined, limit: number) {
+  return queryRequest({
+    IndexName: GSI1,
+    KeyConditionExpression: before === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :before',
+    ExpressionAttributeValues: { ':pk': skuKeys.gsi1pk(sku), ...(before === undefined ? {} : { ':before': before }) },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
+}
+
 /** The most lines one continuation Query asks for. */
 const CONTINUATION_LIMIT = 1000;
 
@@ -102,13 +108,8 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
   while (linesRead < budget) {
     const missing = wanted - positions.length;
     const perOrder = positions.length === 0 ? 1 : linesRead / positions.length;
-    const page = await table.query({
-      IndexName: GSI1,
-      KeyConditionExpression: bound === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK < :before',
-      ExpressionAttributeValues: { ':pk': skuKeys.gsi1pk(sku), ...(bound === undefined ? {} : { ':before': bound }) },
-      ScanIndexForward: false,
-      Limit: Math.min(CONTINUATION_LIMIT, budget - linesRead, Math.max(missing, Math.ceil(missing * perOrder))),
-    });
+    const limit = Math.min(CONTINUATION_LIMIT, budget - linesRead, Math.max(missing, Math.ceil(missing * perOrder)));
+    const page = await table.query(indexQuery(sku, bound, limit).input);
     const items = page.Items ?? [];
     linesRead += items.length;
     for (const item of items) {
@@ -123,20 +124,24 @@ async function orderPositions(table: Table, sku: string, before: string | undefi
 }
 
 /** orderHeaders: the headers of `orderIds`, in that order: one BatchGetItem (≤ 100 keys), none for no ids. */
+const headersGet = (orderIds: readonly string[]) => batchGetRequest(orderIds.map(orderKeys.header), { consistent: false });
+
 export const orderHeaders = pattern(
   {
     entity: 'Order header',
     graphql: ['Query.ordersBySku'],
-    index: 'table',
-    operation: 'BatchGetItem',
-    keyCondition: 'PK = ORDER#<orderId>, SK = ORDER, the orders of one ordersBySku page; its last wave',
-    order: '—',
-    bound: (_table, orderIds) => orderIds.length,
-    boundDoc: '1 item a key (first ≤ 100 keys: one call)',
+    request: headersGet,
+    example: [[EXAMPLE_ID]],
+    scale: {
+      name: 'orders',
+      args: (n): [string[]] => [Array.from({ length: n }, (_, i) => `${EXAMPLE_ID.slice(0, -2)}${String(i).padStart(2, '0')}`)],
+    },
+    note: 'the orders of one ordersBySku page (first ≤ 100: one call), its last wave',
   },
   async function orderHeaders(table: Table, orderIds: readonly string[]): Promise<OrderRecord[]> {
     if (orderIds.length === 0) return [];
-    const headers = await table.batchGet(orderIds.map(orderKeys.header));
+    const request = headersGet(orderIds);
+    const headers = await table.batchGet(request.keys, { consistent: request.consistent });
     const byId = new Map(headers.map((item) => [String(item.id), orderFromItem(item)]));
     return orderIds.map((orderId) => {
       const order = byId.get(orderId);

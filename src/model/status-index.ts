@@ -19,9 +19,10 @@
 import type { Item, Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
-import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage } from './cursor';
+import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage, type PageArgs } from './cursor';
 import { badInput } from './errors';
-import { pattern } from './declare';
+import { EXAMPLE_ID } from './keys';
+import { pattern, queryRequest, type QueryRequest } from './declare';
 import { orderSummaryEntity, shardOf, type OrderStatus } from './entities';
 import { checkStatus, orderFromItem, type OrderRecord } from './order';
 import { newestAcrossShards, shardedReadBound, type ShardQuery, type ShardRead } from './shard-merge';
@@ -49,6 +50,23 @@ export function statusPageReadBound(first: number): number {
 }
 
 /**
+ * One shard's Query of a page: up to `query.limit` summaries of the shard, newest first, only
+ * those newer than `query.above` when set (a top-up read by range), from `query.next`.
+ */
+const shardQuery = (status: OrderStatus, shard: number, query: ShardQuery) =>
+  queryRequest({
+    IndexName: GSI1,
+    KeyConditionExpression: query.above === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :cut',
+    ExpressionAttributeValues: {
+      ':pk': statusKeys.gsi1pk(status, shard),
+      ...(query.above === undefined ? {} : { ':cut': query.above }),
+    },
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ...(query.next ? { ExclusiveStartKey: query.next } : {}),
+  });
+
+/**
  * ordersByStatus: one Query per live shard in one wave, merged newest first. A shard whose
  * oldest item read is still newer than the page's last item may hold more of the page: only then
  * is it read further, by range (another wave). `hasNextPage` is exact.
@@ -57,19 +75,14 @@ export const ordersByStatus = pattern(
   {
     entity: 'Order summary',
     graphql: ['Query.ordersByStatus'],
-    index: 'GSI1',
-    operation: 'Query',
-    keyCondition:
-      'GSI1PK = STATUS#<status>#<shard>, one Query per shard in one wave; a shard that may hold more of the page again with GSI1SK > the page’s last',
-    order: 'newest first',
-    bound: (_table, _status, args) => statusPageReadBound(checkFirst(args.first)),
-    boundDoc: 'shards × W, W = first + 1 (no shard read past W): statusPageReadBound',
+    request: shardQuery,
+    example: ['PAID', 0, { limit: 8, next: undefined, above: `2026-09-01T10:00:00.000Z#${EXAMPLE_ID}` }],
+    // Every shard's Limits stop at W = first + 1 items in all (shard-merge.ts), whatever the waves.
+    bound: (_status: string, args: PageArgs) => statusPageReadBound(checkFirst(args.first)),
+    scale: { name: 'first', args: (first): [string, PageArgs] => ['PAID', { first }] },
+    note: `one Query a shard (${STATUS_SHARDS} shards) in one wave, without GSI1SK > :cut; a shard that may hold more of the page again, with it (the page's last); no shard read past first + 1 items`,
   },
-  async function ordersByStatus(
-    table: Table,
-    status: string,
-    args: { first?: number | null | undefined; after?: string | null | undefined },
-  ): Promise<OrderPage> {
+  async function ordersByStatus(table: Table, status: string, args: PageArgs): Promise<OrderPage> {
     const checked = checkStatus(status);
     const first = checkFirst(args.first);
     const scope = `status:${checked}:${STATUS_SHARDS}`;
@@ -82,7 +95,7 @@ export const ordersByStatus = pattern(
       positions.map((position) => ({ next: position.kind === 'after' ? position.key : undefined, exhausted: position.kind === 'done' })),
       wanted,
       (item) => String(item.GSI1SK),
-      (shard, query) => readShard(table, statusKeys.gsi1pk(checked, shard), query),
+      (shard, query) => readShard(table, shardQuery(checked, shard, query)),
     );
 
     const taken = merged.slice(0, first);
@@ -105,19 +118,9 @@ export const ordersByStatus = pattern(
   },
 );
 
-/** Reads up to `limit` more items of one shard (newer than `above` when set), following LastEvaluatedKey past 1 MB pages. */
-async function readShard(table: Table, gsi1pk: string, query: ShardQuery) {
-  return queryAll(
-    table,
-    {
-      IndexName: GSI1,
-      KeyConditionExpression: query.above === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :cut',
-      ExpressionAttributeValues: query.above === undefined ? { ':pk': gsi1pk } : { ':pk': gsi1pk, ':cut': query.above },
-      ScanIndexForward: false,
-      ...(query.next ? { ExclusiveStartKey: query.next } : {}),
-    },
-    { limit: query.limit },
-  );
+/** Sends one shard's Query, following LastEvaluatedKey past 1 MB pages, never past its Limit in all. */
+async function readShard(table: Table, request: QueryRequest) {
+  return queryAll(table, request.input, { limit: request.input.Limit });
 }
 
 function indexKeyOf(item: Item): Record<string, string> {

@@ -1,9 +1,10 @@
 /**
  * The access-pattern document, rendered from the model's own declarations (src/model/entities.ts
- * lists the entities, src/model/catalog.ts the access patterns).
+ * lists the entities, src/model/catalog.ts the access patterns); each pattern's row is computed by
+ * src/model/pattern-doc.ts from the requests its builder builds.
  * `npm run access-patterns` writes it to docs/access-patterns.md.
  */
-import { accessPatterns, entities, STATUS_SHARDS } from '../model';
+import { accessPatterns, documentPattern, entities, STATUS_SHARDS } from '../model';
 import { GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../dynamo/definition';
 
 export function renderAccessPatterns(): string {
@@ -40,9 +41,12 @@ export function renderAccessPatterns(): string {
     '',
     row(['pattern', 'GraphQL', 'reads', 'index', 'operation', 'key condition', 'order', 'bound']),
     row(['---', '---', '---', '---', '---', '---', '---', '---']),
-    ...accessPatterns().map((p) =>
-      row([code(p.name), p.graphql.map(code).join(', '), p.entity, p.index, p.operation, code(p.keyCondition), p.order, p.boundDoc]),
-    ),
+    ...accessPatterns().map((p) => {
+      // Every cell but the name, fields and entity is computed from the requests the pattern builds.
+      const doc = documentPattern(p);
+      const sent = doc.note ? `${code(doc.keyCondition)}: ${doc.note}` : code(doc.keyCondition);
+      return row([code(p.name), p.graphql.map(code).join(', '), p.entity, doc.index, doc.operation, sent, doc.order, doc.bound]);
+    }),
     '',
   ].join('\n');
 }

@@ -8,6 +8,7 @@
  * such a stream: the 10 time characters of a real ULID (so ids still sort by time) and 16 random
  * characters drawn from the stream instead of `crypto`.
  */
+import { ULID_ALPHABET } from '../model/keys';
 
 export type Random = () => number;
 
@@ -80,12 +81,12 @@ export function shuffle<T>(random: Random, list: T[]): T[] {
   return list;
 }
 
-/** Crockford's base 32, as ULIDs spell it. */
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** Crockford's base 32, as ULIDs spell it (declared once, src/model/keys.ts). */
+const CROCKFORD = ULID_ALPHABET;
 const MAX_ULID_TIME = 2 ** 48 - 1;
 
 /**
- * A ULID-shaped id (`^[0-9A-HJKMNP-TV-Z]{26}$`): 10 characters of `timeMs` (48 bits, as a real
+ * A ULID-shaped id (`ULID_SHAPE`, src/model/keys.ts): 10 characters of `timeMs` (48 bits, as a real
  * ULID, so ids sort by time) and 16 characters (80 bits) drawn from `random`.
  */
 export function ulidAt(timeMs: number, random: Random): string {

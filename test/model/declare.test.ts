@@ -19,8 +19,21 @@ import {
   productToItem,
   shardOf,
   summaryToItem,
+  customerByEmail,
+  customerProfile,
+  MAX_STORED_LINES,
+  orderDetail,
+  orderInputs,
+  products,
+  readsOf,
+  requestsOf,
+  STATUS_SHARDS,
+  type GetRequest,
   type OrderRecord,
+  type QueryRequest,
 } from '../../src/model';
+import type { Table } from '../../src/dynamo/table';
+import { renderAccessPatterns } from '../../src/ops/access-patterns';
 
 const order: OrderRecord = {
   id: newId(),
@@ -153,5 +166,85 @@ describe('access-pattern declarations', () => {
     const names = accessPatterns().map((p) => p.name);
     expect(new Set(names).size).toBe(names.length);
     for (const p of accessPatterns()) expect(typeof p.bound, p.name).toBe('function');
+  });
+
+  const built = accessPatterns().filter((p) => p.request !== undefined);
+  const lineOf = (name: string) =>
+    renderAccessPatterns()
+      .split('\n')
+      .find((line) => line.startsWith(`| \`${name}\` |`)) ?? '';
+
+  it('every pattern but the collection’s planned Queries is built by a request builder', () => {
+    expect(built.length).toBeGreaterThanOrEqual(17);
+    const legacy = accessPatterns()
+      .filter((p) => p.request === undefined)
+      .map((p) => p.name);
+    expect(legacy.sort()).toEqual(['customerHead', 'customerOrderWindow', 'customerProfileOrders', 'customerProfiles', 'customerScreen']);
+  });
+
+  it('documents the expressions it sends, verbatim, and derives index, operation and order from them', () => {
+    for (const p of built) {
+      const requests = requestsOf(p.request!(...p.example!));
+      const line = lineOf(p.name);
+      for (const request of requests) {
+        expect(request.kind, p.name).toBe(p.operation);
+        if (request.kind === 'Query') {
+          expect(line, p.name).toContain(request.input.KeyConditionExpression!);
+          expect(p.index, p.name).toBe(request.input.IndexName ?? 'table');
+        }
+        if (request.kind === 'TransactWriteItems')
+          for (const action of request.actions) if ('Put' in action) expect(line, p.name).toContain(action.Put.ConditionExpression!);
+      }
+      const first = requests[0]!;
+      expect(p.order, p.name).toBe(first.kind !== 'Query' ? '—' : first.input.ScanIndexForward === false ? 'newest first' : 'by sort key');
+    }
+    // Values are shown as the key templates they are instances of, not as example data.
+    expect(lineOf('customerByEmail')).toContain(':pk = EMAIL#<email NFKC, lower-case>');
+    expect(lineOf('orderDetail')).toContain(':pk = ORDER#<orderId>');
+    expect(lineOf('ordersByStatus')).toContain(':pk = STATUS#<status>#<shard>');
+  });
+
+  it('has the bound its requests’ Limits (or keys) give, where it sends one wave', () => {
+    for (const p of built.filter((p) => !p.several)) {
+      const requests = requestsOf(p.request!(...p.example!));
+      expect(p.bound(...p.example!), p.name).toBe(requests.reduce((n, r) => n + readsOf(r), 0));
+      for (const request of requests) if (request.kind === 'Query') expect(request.input.Limit, p.name).toBeGreaterThan(0);
+      if (requests.length === 1 && requests[0]!.kind === 'Query') expect(lineOf(p.name), p.name).toContain(`| Limit `);
+    }
+    expect(products.pattern.bound({ first: 7 })).toBe(8);
+    expect(orderDetail.pattern.bound('01J9ZQ4K3M5N6P7R8S9T0V1W2X')).toBe(1 + MAX_STORED_LINES);
+    expect(orderInputs.pattern.bound('01J9ZQ4K3M5N6P7R8S9T0V1W2X', ['A', 'B', 'A'])).toBe(3);
+    expect(lineOf('products')).toContain('| Limit first + 1 |');
+    expect(lineOf('orderInputs')).toContain('| 1 item a key: SKUs + 1 |');
+    expect(lineOf('partitionWindow')).toContain('| 3 Queries in one wave: Limit 40 + 5 + 5 = 50 |');
+  });
+
+  it('states a bound of its own only where it sends several dependent requests', () => {
+    expect(built.filter((p) => p.several).map((p) => p.name)).toEqual(['ordersByStatus', 'ordersBySku']);
+    expect(lineOf('ordersByStatus')).toContain(`| ≤ ${STATUS_SHARDS} × first + ${STATUS_SHARDS} items |`);
+  });
+
+  it('sends what its builder builds', async () => {
+    const sent: unknown[] = [];
+    const table = {
+      get: async (input: unknown) => {
+        sent.push(input);
+        return undefined;
+      },
+      query: async (input: unknown) => {
+        sent.push(input);
+        return { Items: [] };
+      },
+    } as unknown as Table;
+    await customerByEmail(table, 'Ana@Example.com');
+    await customerProfile(table, '01J9ZQ4K3M5N6P7R8S9T0V1W2X', true);
+    await orderDetail(table, '01J9ZQ4K3M5N6P7R8S9T0V1W2X');
+    await products(table, { first: 5 });
+    expect(sent).toEqual([
+      (customerByEmail.pattern.request!('Ana@Example.com') as QueryRequest).input,
+      (customerProfile.pattern.request!('01J9ZQ4K3M5N6P7R8S9T0V1W2X', true) as GetRequest).input,
+      (orderDetail.pattern.request!('01J9ZQ4K3M5N6P7R8S9T0V1W2X') as QueryRequest).input,
+      (products.pattern.request!({ first: 5 }) as QueryRequest).input,
+    ]);
   });
 });

@@ -5,9 +5,10 @@
  */
 import type { KeyPart } from '../declare';
 import { STATUS_SHARDS } from '../settings';
+import { ULID_SHAPE } from '../keys';
 
-/** Ids are ULIDs as the server writes them (upper case). */
-export const ID = '[0-9A-HJKMNP-TV-Z]{26}';
+/** Ids are ULIDs as the server writes them (upper case): keys.ts declares the shape. */
+export const ID = ULID_SHAPE;
 /** The fixed-width UTC timestamp sort keys rely on (keys.ts, `checkTimestamp`). */
 const ISO = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
 /** A text that stands inside a key: never the separator. */
