@@ -253,7 +253,9 @@ describe('every access pattern reads at most its declared bound', () => {
     ];
     for (const [what, need] of needs) {
       for (const query of planCollection(customerId, need)) {
-        await measure(query.pattern, what, [{ first: query.window?.first ?? 0 }], (table) => runPlannedQuery(table, query));
+        await measure(query.pattern, what, query.window ? [customerId, query.window.first] : [customerId], (table) =>
+          runPlannedQuery(table, query),
+        );
       }
     }
     const ids = [big.customer.id, repeat.customer.id, newId()];

@@ -150,12 +150,25 @@ describe('a member declared in test code is served by the same machinery', () =>
 
   it('its planned patterns are named and bounded from the declaration', () => {
     const patterns = plannedPatterns(withWishlist, 'Customer profile', 'Customer');
-    expect(patterns.map((p) => [p.name, (p.bound as (w: { first: number }) => number)({ first: 5 })])).toEqual([
+    const id = fixture.customer.id;
+    const [profiles, ...planned] = [patterns.at(-1)!, ...patterns.slice(0, -1)];
+    expect(planned.map((p) => [p.name, p.bound(id, 5)])).toEqual([
       ['wishfulScreen', WISH_BOUND + 10 + 1 + 5 + 1],
       ['wishfulProfileOrders', 1 + 5 + 1],
       ['wishfulHead', WISH_BOUND + 10 + 1],
       ['wishfulOrderWindow', 5 + 1],
     ]);
+    expect([profiles.name, profiles.bound([id, fixture.orders[0]!.id])]).toEqual(['wishfulProfiles', 2]);
+    // Each is declared with the builder the planner sends: the screen's built request is what went out above.
+    expect(patterns[0]!.request(id, 5)).toEqual({
+      kind: 'Query',
+      input: {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `CUSTOMER#${id}` },
+        ScanIndexForward: false,
+        Limit: WISH_BOUND + 10 + 1 + 5 + 1,
+      },
+    });
     expect(patterns[0]!.graphql).toContain('Customer.wishlist');
   });
 });

@@ -112,22 +112,6 @@ export type SeveralSpec<A extends unknown[], B extends unknown[], R extends Buil
   note: string;
 };
 
-/**
- * The old form, a key condition written as prose beside the code: only for the customer
- * collection's planned Queries (customer-collection/plan.ts, collection.ts) until they are built
- * like the others.
- */
-export interface LegacyPatternSpec<A extends unknown[]> {
-  entity: string;
-  graphql: string[];
-  index: 'table' | 'GSI1';
-  operation: PatternRequest['kind'];
-  keyCondition: string;
-  order: PatternOrder;
-  bound(...args: A): number;
-  boundDoc: string;
-}
-
 export type PatternOrder = 'newest first' | 'by sort key' | '—';
 
 export interface AccessPattern<A extends unknown[] = unknown[]> {
@@ -135,7 +119,7 @@ export interface AccessPattern<A extends unknown[] = unknown[]> {
   name: string;
   entity: string;
   graphql: string[];
-  /** Derived from the example request's IndexName (or the legacy declaration). */
+  /** Derived from the example request's IndexName. */
   index: string;
   operation: PatternRequest['kind'];
   /** Derived from the example request's ScanIndexForward: Queries only. */
@@ -144,15 +128,12 @@ export interface AccessPattern<A extends unknown[] = unknown[]> {
   bound(...args: A): number;
   /** Whether the pattern sends several requests one after another (an explicit `bound`). */
   several: boolean;
-  /** Builds what the pattern sends (absent on legacy declarations only). */
-  request?(...args: unknown[]): Built;
+  /** Builds what the pattern sends. */
+  request(...args: unknown[]): Built;
   /** The arguments `request` is documented with. */
-  example?: readonly unknown[];
+  example: readonly unknown[];
   scale?: PatternScale<A>;
   note?: string;
-  /** Legacy declarations only (no builder yet): the prose key condition and bound. */
-  keyCondition?: string;
-  boundDoc?: string;
 }
 
 /** A function that runs an access pattern (its first argument the table), carrying its declaration. */
@@ -162,9 +143,8 @@ export type PatternFunction<A extends unknown[], F extends (table: Table, ...arg
 
 function declared<A extends unknown[]>(
   name: string,
-  spec: (PatternBase<A, unknown[], Built> & { bound?: (...args: A) => number }) | LegacyPatternSpec<A>,
+  spec: PatternBase<A, unknown[], Built> & { bound?: (...args: A) => number },
 ): AccessPattern<A> {
-  if ('keyCondition' in spec) return { name, ...spec, several: false };
   const first = requestsOf(spec.request(...spec.example))[0];
   if (!first) throw new Error(`access pattern ${name} builds no request from its example`);
   const input = first.kind === 'Query' ? first.input : undefined;
@@ -212,10 +192,6 @@ export function declarePattern<A extends unknown[], R extends Built>(
   name: string,
   spec: OneWaveSpec<A, R>,
 ): Omit<AccessPattern<A>, 'request'> & { request(...args: A): R };
-export function declarePattern<A extends unknown[]>(name: string, spec: LegacyPatternSpec<A>): AccessPattern<A>;
-export function declarePattern<A extends unknown[]>(
-  name: string,
-  spec: PatternBase<A, unknown[], Built> | LegacyPatternSpec<A>,
-): AccessPattern<A> {
+export function declarePattern<A extends unknown[]>(name: string, spec: PatternBase<A, unknown[], Built>): AccessPattern<A> {
   return declared(name, spec);
 }

@@ -13,7 +13,6 @@
  * bounds test (catalog.ts), and is the model's public surface for all of the above.
  */
 import type { AccessPattern } from './declare';
-import { declarePattern } from './declare';
 import { plannedPatterns } from './customer-collection/plan';
 import { customerCollection } from './customer-collection/members';
 
@@ -24,17 +23,5 @@ export * from './customer-collection/plan';
 export * from './customer-collection/state';
 export * from './customer-collection/session';
 
-/** The Queries a plan may hold (`PlannedQuery.pattern`) and the profiles BatchGetItem. */
-export const collectionPatterns: readonly AccessPattern[] = [
-  ...plannedPatterns(customerCollection, 'Customer profile', 'Customer'),
-  declarePattern('customerProfiles', {
-    entity: 'Customer profile',
-    graphql: ['Order.customer', 'Customer.name', 'Query.nodes'],
-    index: 'table',
-    operation: 'BatchGetItem',
-    keyCondition: 'PK = CUSTOMER#<id>, SK = PROFILE, 100 keys a call, UnprocessedKeys retried',
-    order: '—',
-    bound: (customerIds: readonly string[]) => customerIds.length,
-    boundDoc: '1 item a key',
-  }),
-];
+/** The Queries a plan may hold (`PlannedQuery.pattern`) and the profiles read across customers (`customerProfiles`). */
+export const collectionPatterns: readonly AccessPattern[] = plannedPatterns(customerCollection, 'Customer profile', 'Customer');

@@ -5,7 +5,6 @@
  * shown as the key template it is an instance of (`CUSTOMER#<customerId>`, found by parsing it
  * with the entities' templates of the attribute it is compared with), and its bound: the built
  * Limits (or keys), as a formula of the declared `scale` argument when the bound grows with one.
- * Legacy declarations (a prose key condition) are shown as written.
  */
 import type { AccessPattern, PatternRequest } from './access-pattern';
 import { readsOf, requestsOf } from './access-pattern';
@@ -14,7 +13,7 @@ import { entities } from './entities';
 export interface PatternDoc {
   index: string;
   operation: string;
-  /** What is sent: the expressions verbatim, then their values as templates (or a legacy prose key condition). */
+  /** What is sent: the expressions verbatim, then their values as templates. */
   keyCondition: string;
   /** What the requests do not say (the declaration's note). */
   note?: string;
@@ -145,7 +144,6 @@ function boundDoc(pattern: AccessPattern, requests: readonly PatternRequest[]): 
 /** The documentation of one declared pattern. */
 export function documentPattern(pattern: AccessPattern): PatternDoc {
   const common = { index: pattern.index, operation: pattern.operation, order: pattern.order };
-  if (!pattern.request || !pattern.example) return { ...common, keyCondition: pattern.keyCondition ?? '', bound: pattern.boundDoc ?? '' };
   const requests = requestsOf(pattern.request(...pattern.example));
   return {
     ...common,

@@ -13,7 +13,8 @@
  * | customerOrderWindow   | begins_with(SK, ORDER#[YYYY-MM]), a cursor   | desc  | first + 1                    |
  */
 import type { QueryInput } from '../../dynamo/paging';
-import { declarePattern, type AccessPattern } from '../declare';
+import { batchGetRequest, declarePattern, getRequest, queryRequest, type AccessPattern, type QueryRequest } from '../declare';
+import { EXAMPLE_ID } from '../keys';
 import { wants, type AnyNeed, type CollectionDeclaration, type CollectionMember, type WindowLike } from './declaration';
 
 export { wants, type AnyNeed, type NeedOf } from './declaration';
@@ -68,12 +69,71 @@ export function isRootOnly(collection: CollectionDeclaration, need: AnyNeed): bo
 }
 
 /**
+ * The requests a collection's plans are made of, built from its declaration (the planner sends
+ * them, `plannedPatterns` declares them): a descending Query from the top through the newest
+ * window, one from a head member down through it, one exact member's key, the head ascending, and
+ * a run of the window member. Every `Limit` is the declared bound of the members it passes plus
+ * the window's `first + 1`, so a read is bounded whatever the data.
+ */
+export function collectionRequests<W extends WindowLike>(collection: CollectionDeclaration<string, W>) {
+  const { head, window } = collection;
+  const below = (member: CollectionMember) => collection.boundAbove(window.name) - collection.boundAbove(member.name);
+  return {
+    screen: (id: string, first: number) =>
+      queryRequest({
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': collection.pk(id) },
+        ScanIndexForward: false,
+        Limit: below(head.members[0]!) + first + 1,
+      }),
+    /** From `member` down: an exact member's key is the top of its range; a member with parts ends below the lowest key above it. */
+    from: (member: CollectionMember, id: string, first: number) => {
+      const value = member.exact ? `:${member.name}` : ':above';
+      const bound = member.exact ? member.prefix : head.members[head.members.indexOf(member as never) - 1]!.prefix;
+      return queryRequest({
+        KeyConditionExpression: `PK = :pk AND SK ${member.exact ? '<=' : '<'} ${value}`,
+        ExpressionAttributeValues: { ':pk': collection.pk(id), [value]: bound },
+        ScanIndexForward: false,
+        Limit: below(member) + first + 1,
+      });
+    },
+    /** The head ascending, at most the sum of its bounds; or one exact member's key (`only`), Limit 1. */
+    head: (id: string, only?: CollectionMember) =>
+      only
+        ? queryRequest({
+            KeyConditionExpression: `PK = :pk AND SK = :${only.name}`,
+            ExpressionAttributeValues: { ':pk': collection.pk(id), [`:${only.name}`]: only.prefix },
+            Limit: 1,
+          })
+        : queryRequest({
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
+            ExpressionAttributeValues: { ':pk': collection.pk(id), ':head': head.prefix },
+            Limit: head.bound,
+          }),
+    /** The root items of several collections: one GetItem for one, else one BatchGetItem (100 keys a call). */
+    roots: (ids: readonly string[], consistent: boolean) => {
+      const keyOf = (id: string) => ({ PK: collection.pk(id), SK: collection.root.prefix });
+      return ids.length === 1
+        ? getRequest({ Key: keyOf(ids[0]!), ConsistentRead: consistent })
+        : batchGetRequest(ids.map(keyOf), { consistent });
+    },
+    run: (id: string, run: W) =>
+      queryRequest({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': collection.pk(id), ':prefix': collection.runs.prefix(run) },
+        ScanIndexForward: false,
+        Limit: run.first + 1,
+        ...(run.start ? { ExclusiveStartKey: run.start } : {}),
+      }),
+  };
+}
+
+/**
  * The Queries that answer `need` (already reduced to what is missing), all independent of each
  * other so they go out in one wave. The head rides with the newest window when there is one,
  * since it is adjacent to the newest end of the window member: a descending Query from the
- * topmost member wanted (the root at least, for existence). Every `Limit` is the declared bound of
- * the members it passes plus the window's `first + 1`, so a read is bounded whatever the data (the
- * cost estimate counts on it, src/admission/cost.ts).
+ * topmost member wanted (the root at least, for existence). The cost estimate counts on their
+ * `Limit`s (src/admission/cost.ts).
  */
 export function planReads<W extends WindowLike>(
   collection: CollectionDeclaration<string, W>,
@@ -81,98 +141,26 @@ export function planReads<W extends WindowLike>(
   need: AnyNeed,
 ): PlannedQuery<W>[] {
   const names = patternNames(collection);
-  const pk = collection.pk(id);
+  const build = collectionRequests(collection);
   const { head, root, runs } = collection;
   const wanted = head.members.filter((member) => wants(need, member.name));
   const plan: PlannedQuery<W>[] = [];
-  const query = (pattern: string, input: QueryInput, window: W | undefined, readsTop: boolean, reads: readonly CollectionMember[]) =>
+  const query = (pattern: string, { input }: QueryRequest, window: W | undefined, readsTop: boolean, reads: readonly CollectionMember[]) =>
     plan.push({ pattern, input, limit: input.Limit!, window, readsTop, reads: reads.map((member) => member.name) });
   const windows = need.windows as W[];
   const newest = windows.find((window) => runs.newest(window));
   if (newest) {
     // Descending from the topmost member wanted (the root at least) through the newest window.
     const top = head.members.find((member) => member === root || wants(need, member.name))!;
-    const index = head.members.indexOf(top);
-    const limit = collection.boundAbove(collection.window.name) - collection.boundAbove(top.name) + newest.first + 1;
-    const reads = head.members.slice(index);
-    if (index === 0) {
-      query(
-        names.screen,
-        { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: limit },
-        newest,
-        true,
-        reads,
-      );
-    } else if (top.exact) {
-      const value = `:${top.name}`;
-      query(
-        names.from(top),
-        {
-          KeyConditionExpression: `PK = :pk AND SK <= ${value}`,
-          ExpressionAttributeValues: { ':pk': pk, [value]: top.prefix },
-          ScanIndexForward: false,
-          Limit: limit,
-        },
-        newest,
-        true,
-        reads,
-      );
-    } else {
-      // Every key of a member sorts below the lowest key of the member above it, which is above its prefix.
-      const above = head.members[index - 1]!;
-      query(
-        names.from(top),
-        {
-          KeyConditionExpression: 'PK = :pk AND SK < :above',
-          ExpressionAttributeValues: { ':pk': pk, ':above': above.prefix },
-          ScanIndexForward: false,
-          Limit: limit,
-        },
-        newest,
-        true,
-        reads,
-      );
-    }
+    const reads = head.members.slice(head.members.indexOf(top));
+    if (top === head.members[0]) query(names.screen, build.screen(id, newest.first), newest, true, reads);
+    else query(names.from(top), build.from(top, id, newest.first), newest, true, reads);
   } else if (wanted.length === 1 && wanted[0]!.exact) {
-    // One exact member (the profile): its one key.
-    const member = wanted[0]!;
-    const value = `:${member.name}`;
-    query(
-      names.head,
-      { KeyConditionExpression: `PK = :pk AND SK = ${value}`, ExpressionAttributeValues: { ':pk': pk, [value]: member.prefix }, Limit: 1 },
-      undefined,
-      member === root,
-      [member],
-    );
+    query(names.head, build.head(id, wanted[0]), undefined, wanted[0] === root, wanted);
   } else if (wanted.length > 0) {
-    // The head alone, ascending: at most the sum of its bounds.
-    query(
-      names.head,
-      {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :head)',
-        ExpressionAttributeValues: { ':pk': pk, ':head': head.prefix },
-        Limit: head.bound,
-      },
-      undefined,
-      true,
-      head.members,
-    );
+    query(names.head, build.head(id), undefined, true, head.members);
   }
-  for (const window of windows.filter((w) => !runs.newest(w))) {
-    query(
-      names.run,
-      {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': runs.prefix(window) },
-        ScanIndexForward: false,
-        Limit: window.first + 1,
-        ...(window.start ? { ExclusiveStartKey: window.start } : {}),
-      },
-      window,
-      false,
-      [],
-    );
-  }
+  for (const window of windows.filter((w) => !runs.newest(w))) query(names.run, build.run(id, window), window, false, []);
   return plan;
 }
 
@@ -181,63 +169,56 @@ export function planCollection(customerId: string, need: CollectionNeed): Planne
   return planReads(customerCollection, customerId, need);
 }
 
-type Window = { first: number };
 /**
- * The Queries a collection's plans may hold (`PlannedQuery.pattern`), declared for the generated
- * documentation and the bounds test from the collection's declaration; bounds take the window's `first`.
+ * The Queries a collection's plans may hold (`PlannedQuery.pattern`), declared with the builders
+ * the planner sends, for the generated documentation and the bounds test; their bounds are the
+ * built `Limit`s. `entity` names the head as documented, `graphql` the type the collection is served as.
  */
 export function plannedPatterns(collection: CollectionDeclaration, entity: string, graphql: string): AccessPattern[] {
   const names = patternNames(collection);
+  const build = collectionRequests(collection);
   const { head, root, window } = collection;
-  const pk = collection.pk(`<${head.members[0]!.key}>`);
-  const top = collection.boundAbove(window.name);
-  const bounds = (members: readonly CollectionMember[]) =>
-    members
-      .map((m) => String(m.bound))
-      .reverse()
-      .join(' + ');
-  const fromRoot = head.members.slice(head.members.indexOf(root));
   const field = (member: CollectionMember) => (member.fields ?? []).map((f) => `${graphql}.${f}`);
+  const byFirst = (first: number): [string, number] => [EXAMPLE_ID, first];
+  const fromRoot = (id: string, first: number) => build.from(root, id, first);
+  const run = (id: string, first: number) => build.run(id, { first, start: undefined } as WindowLike);
   return [
     declarePattern(names.screen, {
       entity,
       graphql: [...head.members.flatMap(field), ...field(window)],
-      index: 'table',
-      operation: 'Query',
-      keyCondition: `PK = ${pk}`,
-      order: 'newest first',
-      bound: ({ first }: Window) => top + first + 1,
-      boundDoc: `Limit ${bounds(head.members)} + first + 1`,
+      request: build.screen,
+      example: byFirst(20),
+      scale: { name: 'first', args: byFirst },
     }),
     declarePattern(names.from(root), {
       entity,
       graphql: [...field(root), ...field(window)],
-      index: 'table',
-      operation: 'Query',
-      keyCondition: `PK = ${pk}, SK <= ${root.prefix}`,
-      order: 'newest first',
-      bound: ({ first }: Window) => top - collection.boundAbove(root.name) + first + 1,
-      boundDoc: `Limit ${bounds(fromRoot)} + first + 1`,
+      request: fromRoot,
+      example: byFirst(20),
+      scale: { name: 'first', args: byFirst },
     }),
     declarePattern(names.head, {
       entity,
       graphql: head.members.flatMap(field),
-      index: 'table',
-      operation: 'Query',
-      keyCondition: `PK = ${pk}, begins_with(SK, ${head.prefix}) or SK = ${root.prefix}`,
-      order: '—',
-      bound: () => head.bound,
-      boundDoc: `Limit ${bounds(head.members)}`,
+      request: (id: string) => build.head(id),
+      example: [EXAMPLE_ID],
+      note: `or \`SK = :${root.name}\`, Limit 1, for the ${root.name} alone`,
     }),
     declarePattern(names.run, {
       entity: window.entity.name,
       graphql: field(window).map((f) => `${f}(after)`),
-      index: 'table',
-      operation: 'Query',
-      keyCondition: `PK = ${pk}, begins_with(SK, ${window.prefix}…), from a cursor`,
-      order: 'newest first',
-      bound: ({ first }: Window) => first + 1,
-      boundDoc: 'Limit first + 1',
+      request: run,
+      example: byFirst(20),
+      scale: { name: 'first', args: byFirst },
+      note: 'from a cursor: ExclusiveStartKey; a month: its prefix',
+    }),
+    declarePattern(`${collection.patterns}Profiles`, {
+      entity,
+      graphql: [...field(root), `Order.customer`, 'Query.nodes'],
+      request: (ids: readonly string[]) => build.roots(ids, false),
+      example: [[EXAMPLE_ID, EXAMPLE_ID.replace(/.$/, 'Y')]],
+      scale: { name: 'ids', args: (n: number) => [Array.from({ length: n }, () => EXAMPLE_ID)] as [string[]] },
+      note: 'the roots of collections wanted for their root alone; UnprocessedKeys retried',
     }),
   ];
 }

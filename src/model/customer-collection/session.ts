@@ -30,7 +30,7 @@ import { queryAll } from '../../dynamo/paging';
 import { customerFromItem, type CustomerRecord } from '../entity/customer';
 import type { CollectionDeclaration, WindowLike } from './declaration';
 import { customerCollection, type CollectionNeed, type CustomerView } from './members';
-import { isRootOnly, mergeNeeds, planReads, wants, type AnyNeed, type PlannedQuery } from './plan';
+import { collectionRequests, isRootOnly, mergeNeeds, planReads, wants, type AnyNeed, type PlannedQuery } from './plan';
 import { absorb, emptyState, isSatisfied, missingPart, pageOf, type CollectionAnomaly, type CollectionState } from './state';
 import { windowFor, type CheckedWindowArgs, type OrderWindow } from './window';
 
@@ -278,13 +278,12 @@ export async function readRoots(
   ids: readonly string[],
   consistent = false,
 ): Promise<Map<string, Item>> {
-  const keyOf = (id: string) => ({ PK: collection.pk(id), SK: collection.root.prefix });
   if (ids.length === 0) return new Map();
-  if (ids.length === 1) {
-    const item = await table.get({ Key: keyOf(ids[0]!), ConsistentRead: consistent });
-    return new Map(item ? [[ids[0]!, item]] : []);
-  }
-  const items = await table.batchGet(ids.map(keyOf), { consistent });
+  const request = collectionRequests(collection).roots(ids, consistent);
+  const items =
+    request.kind === 'GetItem'
+      ? [await table.get(request.input)].filter((item) => item !== undefined)
+      : await table.batchGet(request.keys, { consistent });
   return new Map(items.map((item) => [collection.idOf(item.PK)!, item]));
 }
 
