@@ -1,17 +1,19 @@
 /**
- * The look-ahead (src/resolvers/lookahead.ts) collects a customer's subfields as graphql-js does
- * (compared with graphql-js's own `collectSubfields` on the same documents: `@skip`/`@include`,
+ * The one selection walker (src/request/selection.ts), which the look-ahead (src/resolvers/lookahead.ts)
+ * collects a customer's subfields with, collects as graphql-js does (compared with graphql-js's own
+ * `collectSubfields` on the same documents: `@skip`/`@include`,
  * fragments once, type conditions on abstract types), and is computed once per field node: one
  * selection object for the 50 parents of a list, not 50 walks.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { buildSchema, execute, isObjectType, parse, type DocumentNode, type FieldNode, type GraphQLResolveInfo } from 'graphql';
-import { collectSubfields, customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
+import { customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
+import { subfieldsOf } from '../../src/request/selection';
 import type { CheckedWindowArgs } from '../../src/model';
 
 // graphql-js's own implementation (internal, so only the test relies on it), from the same build.
-const reference = createRequire(import.meta.url)('graphql/execution/collectFields') as { collectSubfields: typeof collectSubfields };
+const reference = createRequire(import.meta.url)('graphql/execution/collectFields') as { collectSubfields: typeof subfieldsOf };
 
 const schema = buildSchema(`
   interface Node { id: ID! }
@@ -58,7 +60,7 @@ async function lookahead(query: string | DocumentNode, variables: Record<string,
 const customerType = schema.getType('Customer');
 if (!isObjectType(customerType)) throw new Error('no Customer');
 
-function keysOf(fields: Map<string, readonly FieldNode[]>) {
+function keysOf(fields: ReadonlyMap<string, readonly FieldNode[]>) {
   return [...fields].map(([key, nodes]) => [key, nodes.length]);
 }
 
@@ -82,7 +84,7 @@ describe('field collection as graphql-js does it', () => {
     ],
   ])('%s', async (_what, query, variables) => {
     const { info } = (await lookahead(query, variables))[0]!;
-    const ours = collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
+    const ours = subfieldsOf(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
     const theirs = reference.collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
     expect(keysOf(ours)).toEqual(keysOf(theirs));
   });
