@@ -7,7 +7,8 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../request/context';
-import { ErrorCode, HTTP_STATUS, isDomainError } from '../model/errors';
+import { HTTP_STATUS, isDomainError } from '../model/errors';
+import { Code } from '../errors/codes';
 import { entityOf } from '../model/entities';
 import { rootCause, unavailability } from '../errors/format';
 
@@ -21,8 +22,8 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
     // provider unavailable is an outage (warn); anything else is ours. Logged here, once.
     async contextCreationDidFail({ error }) {
       const extensions: Record<string, unknown> = error instanceof GraphQLError ? error.extensions : {};
-      if (extensions.code === ErrorCode.UNAUTHENTICATED) return;
-      if (extensions.code !== ErrorCode.UNAVAILABLE) return void logger.error({ err: rootCause(error) }, 'context creation failed');
+      if (extensions.code === Code.UNAUTHENTICATED) return;
+      if (extensions.code !== Code.UNAVAILABLE) return void logger.error({ err: rootCause(error) }, 'context creation failed');
       logger.warn({ requestId: extensions.requestId, reason: extensions.reason, err: rootCause(error) }, 'request unavailable');
     },
     async requestDidStart() {
@@ -40,7 +41,7 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
                 'operation unavailable',
               );
             // Domain errors and request errors (parse, validation, coercion) are the client's, not ours.
-            if (outage || isDomainError(original) || (code !== undefined && code !== 'INTERNAL_SERVER_ERROR')) continue;
+            if (outage || isDomainError(original) || (code !== undefined && code !== Code.INTERNAL_SERVER_ERROR)) continue;
             logger.error({ requestId: contextValue.requestId, operationName, err: original }, 'operation failed');
           }
         },
@@ -92,8 +93,8 @@ export function maskInternalErrors(): ApolloServerPlugin<Context> {
           let retryAfter = 0;
           result.errors = result.errors!.map((error) => {
             const code = error.extensions?.code;
-            if (code !== 'INTERNAL_SERVER_ERROR' && code !== ErrorCode.UNAVAILABLE) return error;
-            if (code === ErrorCode.UNAVAILABLE) retryAfter = Math.max(retryAfter, Number(error.extensions?.retryAfterSeconds) || 1);
+            if (code !== Code.INTERNAL_SERVER_ERROR && code !== Code.UNAVAILABLE) return error;
+            if (code === Code.UNAVAILABLE) retryAfter = Math.max(retryAfter, Number(error.extensions?.retryAfterSeconds) || 1);
             return { ...error, extensions: { ...error.extensions, requestId: contextValue.requestId } };
           });
           if (retryAfter > 0) {

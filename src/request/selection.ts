@@ -8,8 +8,8 @@
  * compares the two on the same documents.
  *
  * Users: the look-ahead (src/resolvers/lookahead.ts: what a customer's selection wants), the cost
- * (src/admission/cost.ts: what an operation may read), sign-in (src/admission/pipeline.ts: whether
- * an anonymous operation selects data).
+ * (src/admission/cost.ts: what an operation may read, and which root fields it selects, which
+ * sign-in and the mutation-field limit of src/admission/pipeline.ts decide on).
  *
  * Memoised per field node: the collection of a merged field (its node list) on a runtime type is
  * kept per its first node (a WeakMap: it lives as long as the parsed document), per the variables
@@ -118,10 +118,4 @@ function wrapped(variables: Variables): VariableValues {
 
 function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
   return a.length === b.length && a.every((node, i) => node === b[i]);
-}
-
-/** Whether a collection holds a field that is not introspection (`__typename`, `__schema`, `__type`). */
-export function selectsData(fields: CollectedFields): boolean {
-  for (const nodes of fields.values()) if (!nodes[0]!.name.value.startsWith('__')) return true;
-  return false;
 }
