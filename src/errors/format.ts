@@ -25,6 +25,20 @@ export function unavailability(error: unknown, code: unknown): { reason: Unavail
   return code === undefined || code === Code.INTERNAL_SERVER_ERROR ? transientFault(original) : undefined;
 }
 
+/**
+ * How an error is logged, on every transport (src/http/plugins.ts, src/live/websocket.ts): once,
+ * `warn` for contention and outages (expected under load or while DynamoDB is away), `error` for
+ * what would reach the client as INTERNAL_SERVER_ERROR (ours), nothing for the client's own
+ * (domain errors, parse, validation, coercion, refusals: anything with a code of its own).
+ */
+export function logLevel(error: unknown, code: unknown): { level: 'warn'; reason: UnavailableReason } | { level: 'error' } | undefined {
+  const original = rootCause(error);
+  const outage = unavailability(original, code);
+  if (outage) return { level: 'warn', reason: outage.reason };
+  if (isDomainError(original) || (code !== undefined && code !== Code.INTERNAL_SERVER_ERROR)) return undefined;
+  return { level: 'error' };
+}
+
 /** The error a GraphQLError wraps, however deep (a resolver's, or the context function's). */
 export function rootCause(error: unknown): unknown {
   let current = error;

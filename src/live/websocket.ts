@@ -43,7 +43,7 @@ import { LIMITS } from '../admission/limits';
 import { createAdmission } from '../admission/pipeline';
 import { HeldCosts, paidSubscribe } from './paid';
 import type { Quotas } from '../admission/quotas';
-import { formatClientError } from '../errors/format';
+import { formatClientError, logLevel } from '../errors/format';
 import { Code } from '../errors/codes';
 import { refusal, withoutHttp } from '../errors/refusal';
 import { UNAVAILABLE_MESSAGES } from '../model/errors';
@@ -297,9 +297,9 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
 function formatError(error: GraphQLError, context: Context | undefined, logger: Logger, production: boolean): GraphQLFormattedError {
   const requestId = context?.requestId ?? randomUUID();
   const shown = formatClientError(error.toJSON(), error, { production, requestId });
-  const code = shown.extensions?.code;
+  const log = logLevel(error, error.extensions?.code);
   const err = error.originalError ?? error;
-  if (code === Code.INTERNAL_SERVER_ERROR) logger.error({ requestId, err }, 'subscription failed');
-  else if (code === Code.UNAVAILABLE) logger.warn({ requestId, reason: shown.extensions?.reason, err }, 'subscription unavailable');
+  if (log?.level === 'error') logger.error({ requestId, err }, 'subscription failed');
+  else if (log?.level === 'warn') logger.warn({ requestId, reason: log.reason, err }, 'subscription unavailable');
   return shown;
 }
