@@ -1,5 +1,5 @@
 /**
- * The cost of an operation, computed before it runs (src/admission/limits.ts admits or refuses on it).
+ * The cost of an operation, computed before it runs (src/admission/pipeline.ts admits or refuses on it).
  *
  * `reads` is a proven upper bound of the items DynamoDB reads for the operation (Query, GetItem
  * and BatchGetItem items scanned), whatever the data: each field that reads is charged what its

@@ -43,7 +43,7 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Browser origins allowed by CORS (src/admission/cors.ts); none when absent. */
   corsOrigins?: readonly string[];
-  /** Per-principal quotas (src/admission/limits.ts), over `QUOTA_DEFAULTS`. */
+  /** Per-principal quotas (src/admission/settings.ts; taken by src/admission/pipeline.ts), over `QUOTA_DEFAULTS`. */
   quotas?: Partial<QuotaSettings>;
   /** The buckets of those quotas, when shared with another transport (the server's websockets); made from `quotas` when absent. */
   buckets?: Quotas;

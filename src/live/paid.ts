@@ -1,5 +1,5 @@
 /**
- * How a subscription pays for what it reads: before it reads, as HTTP's `admission` (src/admission/limits.ts)
+ * How a subscription pays for what it reads: before it reads, as HTTP's admission (src/admission/pipeline.ts)
  * takes an operation's cost before it executes. src/live/websocket.ts has admitted the operation (its
  * estimate, src/admission/cost.ts, is `contextValue.cost`; at most `LIMITS.maxEventCost` an event) and hands
  * it to `paidSubscribe`, graphql-ws's `subscribe`, which runs it in three steps:

@@ -21,7 +21,7 @@ export interface Context {
   loaders: Loaders;
   /** Whether the response carries `extensions.dynamodb` (the request plan). */
   explain: boolean;
-  /** The operation's estimate (src/admission/cost.ts), once `admission` (src/admission/limits.ts) has computed it. */
+  /** The operation's estimate (src/admission/cost.ts), once the admission pipeline (src/admission/pipeline.ts) has computed it. */
   cost?: OperationEstimate | undefined;
 }
 
