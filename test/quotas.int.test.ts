@@ -1,5 +1,5 @@
 /**
- * Quotas per principal (src/admission/quotas.ts, `admission` in src/admission/limits.ts): token buckets of read cost
+ * Quotas per principal (src/admission/quotas.ts, taken by src/admission/pipeline.ts): token buckets of read cost
  * and items written, refused with HTTP 429, RATE_LIMITED and Retry-After before any DynamoDB
  * request. The buckets refill continuously, so the tests use operations whose cost dwarfs what
  * refills while they run, and assert counts, never timings.

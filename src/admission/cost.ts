@@ -1,5 +1,5 @@
 /**
- * The cost of an operation, computed before it runs (src/admission/limits.ts admits or refuses on it).
+ * The cost of an operation, computed before it runs (src/admission/pipeline.ts admits or refuses on it).
  *
  * `reads` is a proven upper bound of the items DynamoDB reads for the operation (Query, GetItem
  * and BatchGetItem items scanned), whatever the data: each field that reads is charged what its
@@ -41,26 +41,21 @@
 import type { OperationEstimate } from '../request/estimate';
 import {
   getArgumentValues,
-  getDirectiveValues,
   getNamedType,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
   isAbstractType,
   isCompositeType,
   isListType,
   isNonNullType,
-  Kind,
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
   type GraphQLType,
   type OperationDefinitionNode,
-  type SelectionSetNode,
 } from 'graphql';
+import { fieldsOf, fragmentsOf, subfieldsOf, type CollectedFields, type Fragments } from '../request/selection';
 import {
   customerCollection,
   type CollectionDeclaration,
@@ -216,11 +211,6 @@ export function estimateOperation(
   operation: OperationDefinitionNode,
   variables: Args,
 ): OperationEstimate {
-  const fragments = new Map(
-    document.definitions
-      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((fragment) => [fragment.name.value, fragment]),
-  );
   const root =
     operation.operation === 'mutation'
       ? schema.getMutationType()
@@ -228,10 +218,10 @@ export function estimateOperation(
         ? schema.getQueryType()
         : schema.getSubscriptionType();
   if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0, startReads: 0, startCost: 0 };
-  const walker = new Walker(schema, fragments, variables);
-  const fields = walker.fields(operation.selectionSet, root);
-  const tally = walker.selection(operation.selectionSet, root, 1);
-  const dataFields = fields.filter((field) => !field.name.value.startsWith('__')).length;
+  const walker = new Walker(schema, fragmentsOf(document), variables);
+  const fields = fieldsOf(schema, walker.fragments, variables, root, operation.selectionSet);
+  const tally = walker.fields(fields, root, 1);
+  const dataFields = [...fields.values()].filter((nodes) => !nodes[0]!.name.value.startsWith('__')).length;
   const startReads = operation.operation === 'subscription' ? walker.startReads(fields, root) : 0;
   return {
     reads: tally.reads,
@@ -244,104 +234,79 @@ export function estimateOperation(
   };
 }
 
+const NOTHING: Tally = { reads: 0, overhead: 0, writes: 0 };
+
+/**
+ * Walks the fields as graphql-js executes them (src/request/selection.ts: merged by response key,
+ * fragments flattened, skipped ones left out), each merged field charged once with its first
+ * node's arguments. What is below a merged field is computed once per its node list, runtime type
+ * and page size, so a fragment spread in many places costs one walk: linear, no fragment bombs.
+ */
 class Walker {
-  /** Each named fragment's cost per type and page size, computed once: linear time, no fragment bombs. */
-  private readonly memo = new Map<string, Tally>();
-  private readonly inProgress = new Set<string>();
+  private readonly below = new WeakMap<
+    FieldNode,
+    Array<{ nodes: readonly FieldNode[]; type: GraphQLObjectType; page: number; tally?: Tally }>
+  >();
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    readonly fragments: Fragments,
     private readonly variables: Args,
   ) {}
 
-  /** The cost of a selection set on `type`; `page` is the page size when `type` is a connection. */
-  selection(set: SelectionSetNode, type: GraphQLCompositeType, page: number): Tally {
-    if (isAbstractType(type)) {
-      // Whichever concrete type comes back: the most expensive one.
-      return this.schema
-        .getPossibleTypes(type)
-        .map((concrete) => this.selection(set, concrete, page))
-        .reduce(max, { reads: 0, overhead: 0, writes: 0 });
-    }
+  /** The cost of collected fields on `type`; `page` is the page size when `type` is a connection. */
+  fields(fields: CollectedFields, type: GraphQLObjectType, page: number): Tally {
     const total: Tally = { reads: 0, overhead: 0, writes: 0 };
-    const spread = new Set<string>();
-    for (const selection of set.selections) {
-      if (!this.included(selection)) continue;
-      if (selection.kind === Kind.FIELD) add(total, this.field(selection, type, page));
-      else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (this.applies(selection.typeCondition?.name.value, type)) add(total, this.selection(selection.selectionSet, type, page));
-      } else {
-        // A fragment spread twice in one selection set is collected once (as graphql-js executes it).
-        const fragment = this.fragments.get(selection.name.value);
-        if (!fragment || spread.has(fragment.name.value) || !this.applies(fragment.typeCondition.name.value, type)) continue;
-        spread.add(fragment.name.value);
-        add(total, this.fragment(fragment, type, page));
-      }
-    }
+    for (const nodes of fields.values()) add(total, this.field(nodes, type, page));
     return total;
-  }
-
-  /** The root fields an operation selects, fragments flattened, skipped ones left out. */
-  fields(set: SelectionSetNode, type: GraphQLObjectType): FieldNode[] {
-    const out: FieldNode[] = [];
-    const visited = new Set<string>();
-    const visit = (selections: SelectionSetNode) => {
-      for (const selection of selections.selections) {
-        if (!this.included(selection)) continue;
-        if (selection.kind === Kind.FIELD) out.push(selection);
-        else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          if (this.applies(selection.typeCondition?.name.value, type)) visit(selection.selectionSet);
-        } else {
-          const fragment = this.fragments.get(selection.name.value);
-          if (!fragment || visited.has(fragment.name.value) || !this.applies(fragment.typeCondition.name.value, type)) continue;
-          visited.add(fragment.name.value);
-          visit(fragment.selectionSet);
-        }
-      }
-    };
-    visit(set);
-    return out;
   }
 
   /** What the root fields' own `subscribe` read before the first event (SUBSCRIBE_READS). */
-  startReads(fields: FieldNode[], root: GraphQLObjectType): number {
+  startReads(fields: CollectedFields, root: GraphQLObjectType): number {
     let total = 0;
-    for (const node of fields) {
-      const definition = root.getFields()[node.name.value];
+    for (const [node] of fields.values()) {
+      const definition = root.getFields()[node!.name.value];
       if (!definition) continue; // introspection, or refused by validation already
-      const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
-      total += SUBSCRIBE_READS[`${root.name}.${node.name.value}`]?.(args) ?? 0;
+      const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node!, this.variables) as Args;
+      total += SUBSCRIBE_READS[`${root.name}.${node!.name.value}`]?.(args) ?? 0;
     }
     return total;
   }
 
-  private fragment(fragment: FragmentDefinitionNode, type: GraphQLObjectType, page: number): Tally {
-    const key = `${fragment.name.value}|${type.name}|${page}`;
-    const known = this.memo.get(key);
-    if (known) return known;
-    if (this.inProgress.has(key)) return { reads: 0, overhead: 0, writes: 0 }; // a cycle: validation refuses it already
-    this.inProgress.add(key);
-    const tally = this.selection(fragment.selectionSet, type, page);
-    this.inProgress.delete(key);
-    this.memo.set(key, tally);
-    return tally;
-  }
-
-  private field(node: FieldNode, parent: GraphQLObjectType, page: number): Tally {
+  private field(nodes: readonly FieldNode[], parent: GraphQLObjectType, page: number): Tally {
+    const node = nodes[0]!;
     const name = node.name.value;
     if (name.startsWith('__')) return { reads: 0, overhead: node.selectionSet ? 1 : 0, writes: 0 };
     const definition = parent.getFields()[name];
-    if (!definition) return { reads: 0, overhead: 0, writes: 0 }; // validation refused it already
+    if (!definition) return NOTHING; // validation refused it already
     const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
     const key = `${parent.name}.${name}`;
     const reads = FIELD_READS[key]?.(args) ?? 0;
     const writes = parent === this.schema.getMutationType() ? (MUTATION_WRITES[name]?.(args) ?? UNKNOWN_MUTATION_WRITES) : 0;
     const named = getNamedType(definition.type);
     if (!node.selectionSet || !isCompositeType(named)) return { reads, overhead: 0, writes };
-    const below = this.selection(node.selectionSet, named, named.name.endsWith('Connection') ? pageSize(args) : 1);
+    const below = this.selection(nodes, named, named.name.endsWith('Connection') ? pageSize(args) : 1);
     const times = LIST_ARG_SIZES[key]?.(args) ?? this.repeats(key, name, parent, definition.type, page);
     return { reads: reads + times * below.reads, overhead: 1 + times * below.overhead, writes: writes + times * below.writes };
+  }
+
+  /** The cost below a merged field on `type`: whichever concrete type comes back, the most expensive one. */
+  private selection(nodes: readonly FieldNode[], type: GraphQLCompositeType, page: number): Tally {
+    if (isAbstractType(type)) {
+      return this.schema
+        .getPossibleTypes(type)
+        .map((concrete) => this.selection(nodes, concrete, page))
+        .reduce(max, NOTHING);
+    }
+    let known = this.below.get(nodes[0]!);
+    if (!known) this.below.set(nodes[0]!, (known = []));
+    const hit = known.find((entry) => entry.type === type && entry.page === page && sameNodes(entry.nodes, nodes));
+    // In progress: a fragment cycle, which validation refuses before any estimate.
+    if (hit) return hit.tally ?? NOTHING;
+    const entry: (typeof known)[number] = { nodes, type, page };
+    known.push(entry);
+    entry.tally = this.fields(subfieldsOf(this.schema, this.fragments, this.variables, type, nodes), type, page);
+    return entry.tally;
   }
 
   /** How many times a field's selection runs: list sizes, `first` for a connection's lists. */
@@ -350,17 +315,10 @@ class Walker {
     if (parent.name.endsWith('Connection') && CONNECTION_LISTS.has(name)) return page;
     return LIST_SIZES[key] ?? FIRST_MAX;
   }
+}
 
-  private applies(condition: string | undefined, type: GraphQLObjectType): boolean {
-    if (condition === undefined || condition === type.name) return true;
-    const conditionType = this.schema.getType(condition);
-    return conditionType !== undefined && isAbstractType(conditionType) && this.schema.isSubType(conditionType, type);
-  }
-
-  private included(node: SelectionSetNode['selections'][number]): boolean {
-    if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.if === true) return false;
-    return getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if !== false;
-  }
+function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
+  return a.length === b.length && a.every((node, i) => node === b[i]);
 }
 
 function isList(type: GraphQLType): boolean {

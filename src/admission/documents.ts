@@ -18,48 +18,17 @@
  * code (`PersistedQueryNotFound`, `PERSISTED_QUERY_NOT_FOUND`: clients resend the text on it) but
  * is answered 400 instead of Apollo's 200.
  *
- * How: Apollo runs plugins' `requestDidStart` before it reads `extensions.persistedQuery`, so the
- * plugin puts the manifest's text in `request.query` and drops the extension. A refusal thrown
- * there would be answered 500, so a refused request instead runs as `{ __typename }` and the
- * refusal is thrown once its operation is resolved: before anything executes, through every
- * plugin (the log line, `Cache-Control: no-store`).
+ * How: `resolveDocument` is the first step of the admission pipeline (src/admission/pipeline.ts),
+ * for HTTP (src/http/admission.ts: before Apollo reads `extensions.persistedQuery`) and WebSocket alike.
  */
 import { createHash } from 'node:crypto';
-import type { ApolloServerPlugin, GraphQLRequest } from '@apollo/server';
-import { GraphQLError } from 'graphql';
-import type { Context } from '../request/context';
+import type { GraphQLRequest } from '@apollo/server';
+import type { GraphQLError } from 'graphql';
+import { Code } from '../errors/codes';
+import { refusal } from '../errors/refusal';
 import { withoutPrefix, type TrustedDocuments } from './trusted-documents';
 
 export { loadTrustedDocuments, trustedDocuments, withoutPrefix, type TrustedDocuments } from './trusted-documents';
-
-export interface DocumentPolicy {
-  production: boolean;
-  trusted?: TrustedDocuments | undefined;
-}
-
-export function persistedDocuments(policy: DocumentPolicy): ApolloServerPlugin<Context> {
-  const enforce = policy.production && policy.trusted !== undefined;
-  return {
-    async requestDidStart({ request }) {
-      const refused = resolveDocument(request, policy.trusted, enforce);
-      if (refused) {
-        request.query = '{ __typename }';
-        request.operationName = undefined;
-        request.variables = {};
-        request.extensions = withoutPersistedQuery(request.extensions);
-      }
-      return {
-        async didResolveOperation() {
-          if (refused) throw refused;
-        },
-        async willSendResponse({ response }) {
-          if (response.body.kind !== 'single') return;
-          if (response.body.singleResult.errors?.[0]?.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') response.http.status = 400;
-        },
-      };
-    },
-  };
-}
 
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
@@ -76,8 +45,8 @@ export function resolveDocument(
   if (persisted !== undefined && persisted !== null) {
     if (typeof persisted !== 'object' || (persisted as { version?: unknown }).version !== 1) {
       return refusal(
+        Code.BAD_REQUEST,
         'Unsupported persisted query: extensions.persistedQuery must be { "version": 1, "sha256Hash": "<hash>" }',
-        'BAD_REQUEST',
       );
     }
   }
@@ -89,8 +58,8 @@ export function resolveDocument(
   if (text !== undefined) {
     if (request.query !== undefined && request.query !== text) {
       return refusal(
+        Code.PERSISTED_QUERY_HASH_MISMATCH,
         'The query text sent is not the trusted document this hash names; send the hash alone',
-        'PERSISTED_QUERY_HASH_MISMATCH',
       );
     }
     request.query = text;
@@ -100,28 +69,31 @@ export function resolveDocument(
   if (enforce) {
     return id !== undefined
       ? refusal(
+          Code.PERSISTED_QUERY_NOT_IN_LIST,
           'No trusted document has this hash: this server runs only the operations of its trusted-documents manifest',
-          'PERSISTED_QUERY_NOT_IN_LIST',
         )
       : refusal(
+          Code.PERSISTED_QUERY_ID_REQUIRED,
           'This server runs only trusted documents: send the hash of a document of its manifest (extensions.persistedQuery { version: 1, sha256Hash } or documentId), without query text',
-          'PERSISTED_QUERY_ID_REQUIRED',
         );
   }
   if (persisted) {
     if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
-      return refusal('extensions.persistedQuery.sha256Hash must be the SHA-256 of the query text, as 64 hexadecimal digits', 'BAD_REQUEST');
+      return refusal(
+        Code.BAD_REQUEST,
+        'extensions.persistedQuery.sha256Hash must be the SHA-256 of the query text, as 64 hexadecimal digits',
+      );
     }
     if (request.query !== undefined && createHash('sha256').update(request.query).digest('hex') !== hash.toLowerCase()) {
       return refusal(
+        Code.PERSISTED_QUERY_HASH_MISMATCH,
         'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text sent with it',
-        'PERSISTED_QUERY_HASH_MISMATCH',
       );
     }
     return undefined; // Apollo's APQ: registers the text, or looks the hash up
   }
   if (documentId !== undefined && request.query === undefined) {
-    return refusal('No document has this documentId; send the query text', 'PERSISTED_QUERY_NOT_FOUND');
+    return refusal(Code.PERSISTED_QUERY_NOT_FOUND, 'No document has this documentId; send the query text');
   }
   return undefined;
 }
@@ -134,12 +106,9 @@ function documentIdOf(request: GraphQLRequest): string | undefined {
   return search ? (new URLSearchParams(search).get('documentId') ?? undefined) : undefined;
 }
 
-function withoutPersistedQuery(extensions: GraphQLRequest['extensions']): GraphQLRequest['extensions'] {
+/** The extensions without `persistedQuery` (a resolved or refused request must not reach Apollo's APQ). */
+export function withoutPersistedQuery(extensions: GraphQLRequest['extensions']): GraphQLRequest['extensions'] {
   if (!extensions || !('persistedQuery' in extensions)) return extensions;
   const { persistedQuery: _dropped, ...rest } = extensions;
   return rest;
-}
-
-function refusal(message: string, code: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
 }

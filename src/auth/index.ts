@@ -2,7 +2,7 @@
 import { openDevIssuer } from './dev-issuer';
 import { createAuthenticator, type Authenticate, type ClaimNames } from './tokens';
 
-export { AuthenticationFailed, type Authenticate } from './tokens';
+export { AuthenticationFailed, tokenExpiry, type Authenticate } from './tokens';
 export { IdentityProviderUnavailable, KEY_SET_DEFAULTS } from './key-set';
 export { ANONYMOUS, ownCustomerId, quotaKey, type Principal } from './principal';
 

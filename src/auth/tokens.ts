@@ -9,7 +9,7 @@
  * expired token, an unknown key or a tampered payload are all refused the same way: an
  * `AuthenticationFailed` whose message says what was wrong with the token, never whose it was.
  */
-import { createLocalJWKSet, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ANONYMOUS, customerIdOf, type Principal } from './principal';
 import { IdentityProviderUnavailable, KEY_SET_DEFAULTS, remoteKeySet } from './key-set';
 
@@ -106,4 +106,20 @@ function reasonOf(error: unknown): string {
   if (error instanceof errors.JWKSNoMatchingKey) return 'the token was not signed by a key of the issuer';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
   return 'the token is malformed';
+}
+
+/**
+ * The `exp` claim (seconds) of the bearer token in an Authorization value, read with `jose`'s
+ * `decodeJwt` (no verification: call it on a token `authenticate` has just verified); undefined
+ * when there is no bearer token or no finite numeric `exp`.
+ */
+export function tokenExpiry(authorization: string | undefined): number | undefined {
+  const token = /^Bearer +(\S+)$/i.exec(authorization?.trim() ?? '')?.[1];
+  if (!token) return undefined;
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
+  } catch {
+    return undefined; // not a JWT: the authenticator refused it already
+  }
 }

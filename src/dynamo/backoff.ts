@@ -1,6 +1,6 @@
 /**
- * The backoff of the product's own retry loops (unprocessed BatchGetItem keys, unprocessed
- * BatchWriteItem items): exponential from 25 ms, capped at 1 s, with half of it jittered so
+ * The backoff of the product's own retry loops (`inRounds` below: unprocessed BatchGetItem keys,
+ * unprocessed BatchWriteItem items, failed EventBridge entries): exponential from 25 ms, capped at 1 s, with half of it jittered so
  * concurrent callers do not retry in step. The SDK's own retries (throttling, 5xx) are separate.
  */
 export function backoffMs(round: number): number {
@@ -18,6 +18,28 @@ export function fullJitterMs(round: number, baseMs = 25, capMs = 400): number {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The one retry loop of the product's batch calls (BatchGetItem's unprocessed keys, BatchWriteItem's
+ * unprocessed items, EventBridge's failed entries): round 0 sends everything; each later round waits
+ * `backoff(round)` (`backoffMs` unless told) and sends only what the last round left over. It stops
+ * once nothing is left or `maxRounds` rounds have been sent, and returns what is still left: the
+ * caller decides whether that is an error (a batch read or write never answers in part) or a report
+ * (publishing). A thrown `send` ends it at once (the SDK has retried throttling and 5xx already).
+ */
+export async function inRounds<T>(
+  first: readonly T[],
+  maxRounds: number,
+  send: (pending: readonly T[], round: number) => Promise<readonly T[]>,
+  backoff: (round: number) => number = backoffMs,
+): Promise<readonly T[]> {
+  let pending = first;
+  for (let round = 0; pending.length > 0 && round < maxRounds; round++) {
+    if (round > 0) await sleep(backoff(round));
+    pending = await send(pending, round);
+  }
+  return pending;
 }
 
 /**

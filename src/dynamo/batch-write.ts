@@ -15,7 +15,7 @@
  * call that fails outright is reported with how far the load got, the SDK's error as `cause`.
  */
 import type { Item, Key } from './types';
-import { backoffMs as defaultBackoffMs, sleep } from './backoff';
+import { backoffMs as defaultBackoffMs, inRounds } from './backoff';
 
 /** BatchWriteItem accepts at most this many requests a call. */
 export const BATCH_WRITE_LIMIT = 25;
@@ -78,17 +78,14 @@ export async function writeInBatches(
   };
 
   const writeChunk = async (chunk: WireWriteRequest[]) => {
-    let pending = chunk;
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= maxRounds) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${maxRounds} rounds`);
+    const sendRound = async (pending: readonly WireWriteRequest[], round: number): Promise<readonly WireWriteRequest[]> => {
       if (round > 0) {
         totals.retries += 1;
         totals.unprocessed += pending.length;
-        await sleep(backoff(round));
       }
       let out: Awaited<ReturnType<SendBatch>>;
       try {
-        out = await send(pending);
+        out = await send(pending as WireWriteRequest[]);
       } catch (error) {
         throw new Error(`BatchWriteItem failed after ${totals.items} items written: ${(error as Error).message ?? String(error)}`, {
           cause: error,
@@ -99,8 +96,10 @@ export async function writeInBatches(
       const written = pending.length - out.unprocessed.length;
       totals.items += written;
       if (written > 0) options.onWritten?.(written);
-      pending = out.unprocessed;
-    }
+      return out.unprocessed;
+    };
+    const left = await inRounds(chunk, maxRounds, sendRound, backoff);
+    if (left.length > 0) throw new Error(`BatchWriteItem left ${left.length} items unprocessed after ${maxRounds} rounds`);
   };
 
   const worker = async () => {

@@ -56,6 +56,16 @@ export function isResourceInUse(error: unknown): boolean {
   return nameOf(error) === 'ResourceInUseException';
 }
 
+/** DynamoDB Streams: the shard iterator is older than 15 minutes (ask for a new one and read on). */
+export function isExpiredIterator(error: unknown): boolean {
+  return nameOf(error) === 'ExpiredIteratorException';
+}
+
+/** DynamoDB Streams: the records asked for are past the stream's 24-hour retention (trimmed away). */
+export function isTrimmedData(error: unknown): boolean {
+  return nameOf(error) === 'TrimmedDataAccessException';
+}
+
 /** Throttled by the table's capacity or the account's request rate (the SDK retries these itself). */
 export function isThrottling(error: unknown): boolean {
   const name = nameOf(error);
@@ -110,7 +120,7 @@ export function transientFault(error: unknown, depth = 0): TransientFault | unde
 function reasonOf(error: Error): TransientReason | undefined {
   if (isThrottling(error)) return 'throttled';
   const reasons = cancellationReasons(error);
-  if ((reasons && isTransactionConflict(reasons)) || error.name === 'TransactionConflictException') return 'contention';
+  if ((reasons && isTransactionConflict(reasons)) || nameOf(error) === 'TransactionConflictException') return 'contention';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'unreachable';
   if (UNREACHABLE_NAMES.has(error.name) || /socket hang up/i.test(error.message)) return 'unreachable';

@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Item, Key } from './types';
 import { Meter, type RequestDetail, type RequestOutcome } from './meter';
-import { backoffMs, sleep } from './backoff';
+import { inRounds } from './backoff';
 import { capacityOf, chunk, dedupeKeys, describeCondition, describeKey, partitionOf, touchedKey, touchedKeys } from './describe';
 import { puts, writeInBatches, type BatchWrite, type BatchWriteOptions, type BatchWriteTotals, type WireWriteRequest } from './batch-write';
 import { scanInParallel, type ParallelScanOptions, type ScanTotals } from './parallel-scan';
@@ -167,12 +167,9 @@ export class Table {
     options: { projection?: string; names?: Record<string, string>; maxRounds?: number; consistent?: boolean } = {},
   ): Promise<Item[]> {
     const found: Item[] = [];
-    let pending: Key[] = dedupeKeys(keys);
     const maxRounds = options.maxRounds ?? 10;
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= maxRounds) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxRounds} rounds`);
-      if (round > 0) await sleep(backoffMs(round));
-      const chunks = chunk(pending, BATCH_GET_LIMIT);
+    const left = await inRounds(dedupeKeys(keys), maxRounds, async (pending) => {
+      const chunks = chunk([...pending], BATCH_GET_LIMIT);
       const answers = await Promise.all(
         chunks.map((keysOfCall) =>
           this.metered(
@@ -202,12 +199,14 @@ export class Table {
           ),
         ),
       );
-      pending = [];
+      const unprocessed: Key[] = [];
       for (const answer of answers) {
         found.push(...(answer.Responses?.[this.name] ?? []));
-        pending.push(...((answer.UnprocessedKeys?.[this.name]?.Keys ?? []) as Key[]));
+        unprocessed.push(...((answer.UnprocessedKeys?.[this.name]?.Keys ?? []) as Key[]));
       }
-    }
+      return unprocessed;
+    });
+    if (left.length > 0) throw new Error(`BatchGetItem left ${left.length} keys unprocessed after ${maxRounds} rounds`);
     return found;
   }
 

@@ -39,7 +39,7 @@ async function createContainer(): Promise<Invoke> {
   const logger = loggerFor(config);
   const { table } = await bootstrap(config); // never the embedded engine: not even in the bundle
   const authenticate: Authenticate = await authenticatorFor(config.auth);
-  // Subscriptions are refused here with a clear message (src/admission/operations.ts): an HTTP API has no WebSocket.
+  // Subscriptions are refused here with a clear message (src/admission/pipeline.ts, transport lambda): an HTTP API has no WebSocket.
   const apollo = createApollo({ table, authenticate, logger, ...serverSettings(config) }, [], 'lambda');
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();

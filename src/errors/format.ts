@@ -1,10 +1,11 @@
 /**
  * What a client sees of an error, on every transport: HTTP and Lambda (Apollo's `formatError`,
  * src/http/server.ts) and WebSocket (src/live/websocket.ts). The codes are the registry's
- * (src/model/errors.ts); AWS and network faults are recognised in src/dynamo/errors.ts.
+ * (src/errors/codes.ts: the domain's, src/model/errors.ts, and the transport's); AWS and network faults are recognised in src/dynamo/errors.ts.
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { ErrorCode, isDomainError, UNAVAILABLE_MESSAGES, type UnavailableReason } from '../model/errors';
+import { isDomainError, UNAVAILABLE_MESSAGES, type UnavailableReason } from '../model/errors';
+import { Code } from './codes';
 import { transientFault } from '../dynamo/errors';
 
 export const GENERIC_MESSAGE = 'Internal server error';
@@ -17,11 +18,25 @@ export const GENERIC_MESSAGE = 'Internal server error';
 export function unavailability(error: unknown, code: unknown): { reason: UnavailableReason; retryAfterSeconds: number } | undefined {
   const original = rootCause(error);
   if (isDomainError(original)) {
-    return original.code === ErrorCode.UNAVAILABLE
+    return original.code === Code.UNAVAILABLE
       ? { reason: original.reason ?? 'unreachable', retryAfterSeconds: original.retryAfterSeconds ?? 1 }
       : undefined;
   }
-  return code === undefined || code === 'INTERNAL_SERVER_ERROR' ? transientFault(original) : undefined;
+  return code === undefined || code === Code.INTERNAL_SERVER_ERROR ? transientFault(original) : undefined;
+}
+
+/**
+ * How an error is logged, on every transport (src/http/plugins.ts, src/live/websocket.ts): once,
+ * `warn` for contention and outages (expected under load or while DynamoDB is away), `error` for
+ * what would reach the client as INTERNAL_SERVER_ERROR (ours), nothing for the client's own
+ * (domain errors, parse, validation, coercion, refusals: anything with a code of its own).
+ */
+export function logLevel(error: unknown, code: unknown): { level: 'warn'; reason: UnavailableReason } | { level: 'error' } | undefined {
+  const original = rootCause(error);
+  const outage = unavailability(original, code);
+  if (outage) return { level: 'warn', reason: outage.reason };
+  if (isDomainError(original) || (code !== undefined && code !== Code.INTERNAL_SERVER_ERROR)) return undefined;
+  return { level: 'error' };
 }
 
 /** The error a GraphQLError wraps, however deep (a resolver's, or the context function's). */
@@ -62,7 +77,7 @@ export function formatClientError(
   const outage = unavailability(original, code);
   if (outage) {
     const message = isDomainError(original) ? original.message : UNAVAILABLE_MESSAGES[outage.reason];
-    const extensions = { code: ErrorCode.UNAVAILABLE, retryable: true, retryAfterSeconds: outage.retryAfterSeconds, reason: outage.reason };
+    const extensions = { code: Code.UNAVAILABLE, retryable: true, retryAfterSeconds: outage.retryAfterSeconds, reason: outage.reason };
     return { message, locations: formatted.locations, path: formatted.path, extensions: { ...extensions, ...requestId } };
   }
   if (isDomainError(original)) {
@@ -72,14 +87,15 @@ export function formatClientError(
       extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
     };
   }
-  if (code === undefined || code === 'INTERNAL_SERVER_ERROR') {
-    if (!options.production) return { ...formatted, extensions: { ...formatted.extensions, code: 'INTERNAL_SERVER_ERROR', ...requestId } };
+  if (code === undefined || code === Code.INTERNAL_SERVER_ERROR) {
+    if (!options.production)
+      return { ...formatted, extensions: { ...formatted.extensions, code: Code.INTERNAL_SERVER_ERROR, ...requestId } };
     // Production: no engine text, stack or extension of the original reaches the client.
     return {
       message: GENERIC_MESSAGE,
       locations: formatted.locations,
       path: formatted.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR', ...requestId },
+      extensions: { code: Code.INTERNAL_SERVER_ERROR, ...requestId },
     };
   }
   return options.production ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;

@@ -20,7 +20,7 @@
  *   message, path, locations and original error, as graphql-js's `locatedError` builds it (a thrown
  *   `GraphQLError`'s extensions carried over; a plain Error under its own, a null for a non-null
  *   field), so `formatError` sees what it saw before (test/execution.test.ts compares the two);
- * - variables: already coerced and refused with BAD_USER_INPUT before execution (src/admission/limits.ts),
+ * - variables: already coerced and refused with BAD_USER_INPUT before execution (src/admission/pipeline.ts),
  *   so graphql-jit's own coercion messages never reach a client;
  * - subscriptions never come here (HTTP refuses them; src/live/websocket.ts runs them with graphql-js).
  *

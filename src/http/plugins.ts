@@ -7,9 +7,10 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Context } from '../request/context';
-import { ErrorCode, HTTP_STATUS, isDomainError } from '../model/errors';
+import { HTTP_STATUS } from '../model/errors';
+import { Code } from '../errors/codes';
 import { entityOf } from '../model/entities';
-import { rootCause, unavailability } from '../errors/format';
+import { logLevel, rootCause } from '../errors/format';
 
 /**
  * One JSON log line per operation (request id, operation name, duration, DynamoDB requests, waves,
@@ -21,8 +22,8 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
     // provider unavailable is an outage (warn); anything else is ours. Logged here, once.
     async contextCreationDidFail({ error }) {
       const extensions: Record<string, unknown> = error instanceof GraphQLError ? error.extensions : {};
-      if (extensions.code === ErrorCode.UNAUTHENTICATED) return;
-      if (extensions.code !== ErrorCode.UNAVAILABLE) return void logger.error({ err: rootCause(error) }, 'context creation failed');
+      if (extensions.code === Code.UNAUTHENTICATED) return;
+      if (extensions.code !== Code.UNAVAILABLE) return void logger.error({ err: rootCause(error) }, 'context creation failed');
       logger.warn({ requestId: extensions.requestId, reason: extensions.reason, err: rootCause(error) }, 'request unavailable');
     },
     async requestDidStart() {
@@ -30,18 +31,12 @@ export function logOperations(logger: Logger): ApolloServerPlugin<Context> {
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
+            const log = logLevel(error, error.extensions?.code);
             const original = rootCause(error);
-            const code = error.extensions?.code;
-            const outage = unavailability(original, code);
-            // Contention and outages: expected under load or while DynamoDB is away, not a bug.
-            if (outage)
-              logger.warn(
-                { requestId: contextValue.requestId, operationName, reason: outage.reason, err: original },
-                'operation unavailable',
-              );
-            // Domain errors and request errors (parse, validation, coercion) are the client's, not ours.
-            if (outage || isDomainError(original) || (code !== undefined && code !== 'INTERNAL_SERVER_ERROR')) continue;
-            logger.error({ requestId: contextValue.requestId, operationName, err: original }, 'operation failed');
+            if (log?.level === 'warn')
+              logger.warn({ requestId: contextValue.requestId, operationName, reason: log.reason, err: original }, 'operation unavailable');
+            else if (log?.level === 'error')
+              logger.error({ requestId: contextValue.requestId, operationName, err: original }, 'operation failed');
           }
         },
         async willSendResponse({ response, contextValue, operationName }) {
@@ -92,8 +87,8 @@ export function maskInternalErrors(): ApolloServerPlugin<Context> {
           let retryAfter = 0;
           result.errors = result.errors!.map((error) => {
             const code = error.extensions?.code;
-            if (code !== 'INTERNAL_SERVER_ERROR' && code !== ErrorCode.UNAVAILABLE) return error;
-            if (code === ErrorCode.UNAVAILABLE) retryAfter = Math.max(retryAfter, Number(error.extensions?.retryAfterSeconds) || 1);
+            if (code !== Code.INTERNAL_SERVER_ERROR && code !== Code.UNAVAILABLE) return error;
+            if (code === Code.UNAVAILABLE) retryAfter = Math.max(retryAfter, Number(error.extensions?.retryAfterSeconds) || 1);
             return { ...error, extensions: { ...error.extensions, requestId: contextValue.requestId } };
           });
           if (retryAfter > 0) {

@@ -15,12 +15,14 @@ import { compiledExecution } from './execution';
 import { rememberVerified, requestContext, type Context } from '../request/context';
 import type { Authenticate } from '../auth';
 import type { Table } from '../dynamo/table';
-import { admission, armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from '../admission/limits';
+import { armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from '../admission/limits';
+import { createAdmission } from '../admission/pipeline';
+import { admissionPlugin } from './admission';
 import { createQuotas, type Quotas } from '../admission/quotas';
 import { explainPlan, logOperations, maskInternalErrors, noStore } from './plugins';
-import { requireSignIn, subscriptionsOverWebSocket } from '../admission/operations';
 import { formatClientError, GENERIC_MESSAGE } from '../errors/format';
-import { persistedDocuments, type TrustedDocuments } from '../admission/documents';
+import { Code } from '../errors/codes';
+import type { TrustedDocuments } from '../admission/documents';
 import { applyCors, originMatcher, type OriginCheck } from '../admission/cors';
 import { serveExplorer } from '../dev/explorer/serve';
 import { EventHub } from '../hub/hub';
@@ -41,7 +43,7 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Browser origins allowed by CORS (src/admission/cors.ts); none when absent. */
   corsOrigins?: readonly string[];
-  /** Per-principal quotas (src/admission/limits.ts), over `QUOTA_DEFAULTS`. */
+  /** Per-principal quotas (src/admission/settings.ts; taken by src/admission/pipeline.ts), over `QUOTA_DEFAULTS`. */
   quotas?: Partial<QuotaSettings>;
   /** The buckets of those quotas, when shared with another transport (the server's websockets); made from `quotas` when absent. */
   buckets?: Quotas;
@@ -96,16 +98,21 @@ export function createApollo(
     formatError: (formatted, error) => formatClientError(formatted, error, { production: options.production }),
     plugins: [
       ...transportPlugins,
-      persistedDocuments({ production: options.production, trusted: options.trustedDocuments }),
-      // Subscriptions run over WebSocket only (src/live/websocket.ts): over HTTP they are refused, saying where to go.
-      subscriptionsOverWebSocket(where),
+      // The one admission pipeline (src/admission/pipeline.ts): documents, transport (subscriptions run over
+      // WebSocket only, src/live/websocket.ts), variables and cost, sign-in, limits, quotas; before anything executes.
+      admissionPlugin(
+        createAdmission({
+          transport: where,
+          production: options.production,
+          trusted: options.trustedDocuments,
+          buckets: options.buckets ?? createQuotas({ ...QUOTA_DEFAULTS, ...options.quotas }),
+        }),
+      ),
       // Without a landing-page plugin Apollo would add its CDN-loaded Sandbox in development.
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
-      requireSignIn(),
       ...protection.plugins,
-      admission({ production: options.production, quotas: { ...QUOTA_DEFAULTS, ...options.quotas }, buckets: options.buckets }),
       logOperations(options.logger),
       maskInternalErrors(),
       explainPlan(),
@@ -128,14 +135,15 @@ export async function startServer(given: ServerOptions & { port: number; host: s
     if (closing) {
       // Shutting down: a request that still arrives on a kept-alive connection is turned away.
       res.setHeader('Connection', 'close');
-      return sendJson(res, 503, { errors: [{ message: 'server is shutting down', extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+      return sendJson(res, 503, { errors: [{ message: 'server is shutting down', extensions: { code: Code.SERVICE_UNAVAILABLE } }] });
     }
     res.on('finish', () => {
       if (closing) req.socket.destroySoon();
     });
     handle(apollo, options, ready, cors, req, res).catch((error: unknown) => {
       options.logger.error({ err: error }, 'request handling failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      if (!res.headersSent)
+        sendJson(res, 500, { errors: [{ message: GENERIC_MESSAGE, extensions: { code: Code.INTERNAL_SERVER_ERROR } }] });
       else res.destroy();
     });
   });
@@ -224,7 +232,7 @@ async function handle(
     // Answer at once and drop the connection: the rest of the body is never read.
     res.setHeader('Connection', 'close');
     res.on('finish', () => req.destroy());
-    return sendJson(res, 413, { errors: [{ message: `request body larger than ${limit} bytes`, extensions: { code: 'BAD_REQUEST' } }] });
+    return sendJson(res, 413, { errors: [{ message: `request body larger than ${limit} bytes`, extensions: { code: Code.BAD_REQUEST } }] });
   }
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {

@@ -1,5 +1,5 @@
 /**
- * How a subscription pays for what it reads: before it reads, as HTTP's `admission` (src/admission/limits.ts)
+ * How a subscription pays for what it reads: before it reads, as HTTP's admission (src/admission/pipeline.ts)
  * takes an operation's cost before it executes. src/live/websocket.ts has admitted the operation (its
  * estimate, src/admission/cost.ts, is `contextValue.cost`; at most `LIMITS.maxEventCost` an event) and hands
  * it to `paidSubscribe`, graphql-ws's `subscribe`, which runs it in three steps:
@@ -19,15 +19,17 @@
  *    `order` reads the order as it is now and nothing accumulates). Past the quota, that event is a
  *    RATE_LIMITED result, read nothing, and the subscription ends (it leaves the hub).
  */
-import { createSourceEventStream, execute, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { quotaKey } from '../auth';
 import type { Context } from '../request/context';
 import type { OperationEstimate } from '../admission/cost';
 import { Meter } from '../dynamo/meter';
 import type { Table } from '../dynamo/table';
-import { rateLimited } from '../admission/limits';
+import { checkQuota, rateLimited, takeQuota } from '../admission/pipeline';
+import { Code } from '../errors/codes';
+import { refusal, withoutHttp } from '../errors/refusal';
 import { createLoaders } from '../loaders';
-import type { Quotas, Take } from '../admission/quotas';
+import type { Quotas } from '../admission/quotas';
 
 /** The per-event estimates each principal's open subscriptions hold (one ledger per server). */
 export class HeldCosts {
@@ -76,11 +78,12 @@ type Outcome = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
 /** graphql-ws's `subscribe`: held, start and each event paid before they read (see the file comment). */
 export function paidSubscribe(options: PaidOptions): (args: ExecutionArgs) => Promise<Outcome> {
   const { quotas, held, production } = options;
-  /** Checks, then takes, `amount` from `key`'s read bucket; the refusal when it cannot pay. */
+  /** Checks, then takes, `amount` from `key`'s read bucket (the pipeline's quota step); the refusal when it cannot pay. */
   const pay = (key: string, amount: number): GraphQLError | undefined => {
-    const take = quotas.reads.check(key, amount);
-    if (!take.ok) return readRefusal(amount, quotas.reads.perMinute, take, production);
-    quotas.reads.take(key, amount);
+    const amounts = { reads: amount, writes: 0 };
+    const unpaid = checkQuota(quotas, key, amounts, production);
+    if (unpaid) return withoutHttp(unpaid);
+    takeQuota(quotas, key, amounts);
     return undefined;
   };
   return async (args) => {
@@ -89,7 +92,7 @@ export function paidSubscribe(options: PaidOptions): (args: ExecutionArgs) => Pr
     if (!estimate) throw new Error('a subscription runs once src/live/websocket.ts has admitted it (contextValue.cost)');
     const key = quotaKey(context.principal, context.clientAddress);
     if (estimate.cost > quotas.reads.capacity)
-      return { errors: [readRefusal(estimate.cost, quotas.reads.perMinute, { ok: false }, production)] };
+      return { errors: [withoutHttp(rateLimited('read', estimate.cost, quotas.reads.perMinute, { ok: false }, production))] };
     const release = held.hold(key, estimate.cost);
     if (!release) return { errors: [heldRefusal(held, key, estimate.cost, production)] };
     const refused = pay(key, estimate.startCost);
@@ -185,16 +188,9 @@ function eventContext(context: Context, base: Table): Context {
   return { ...context, meter, table, loaders: createLoaders(table) };
 }
 
-/** HTTP's RATE_LIMITED refusal (src/admission/limits.ts), without its HTTP status and headers. */
-function readRefusal(amount: number, perMinute: number, take: Take, production: boolean): GraphQLError {
-  const refused = rateLimited('read', amount, perMinute, take, production);
-  const { http: _http, ...extensions } = refused.extensions;
-  return new GraphQLError(refused.message, { extensions });
-}
-
 function heldRefusal(held: HeldCosts, key: string, cost: number, production: boolean): GraphQLError {
   const message = production
     ? 'Too many subscriptions held at once: your open subscriptions may read too much per event together; complete one first'
     : `Too many subscriptions held at once: with this one your open subscriptions may cost ${held.of(key) + cost} an event together, more than ${held.budget}; complete one first`;
-  return new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } });
+  return withoutHttp(refusal(Code.TOO_MANY_SUBSCRIPTIONS, message));
 }

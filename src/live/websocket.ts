@@ -30,35 +30,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ApolloServerPlugin, GraphQLRequest } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import {
-  getOperationAST,
-  getVariableValues,
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ExecutionArgs,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-  type ValidationRule,
-} from 'graphql';
+import type { ExecutionArgs, GraphQLError, GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
-import { AuthenticationFailed, IdentityProviderUnavailable, quotaKey, type Authenticate, type Principal } from '../auth';
+import { AuthenticationFailed, IdentityProviderUnavailable, quotaKey, tokenExpiry, type Authenticate, type Principal } from '../auth';
 import { createContext, type Context } from '../request/context';
 import type { Table } from '../dynamo/table';
-import { estimateOperation, type OperationEstimate } from '../admission/cost';
 import { LIMITS } from '../admission/limits';
+import { createAdmission } from '../admission/pipeline';
 import { HeldCosts, paidSubscribe } from './paid';
 import type { Quotas } from '../admission/quotas';
-import { formatClientError } from '../errors/format';
+import { formatClientError, logLevel } from '../errors/format';
+import { Code } from '../errors/codes';
+import { refusal, withoutHttp } from '../errors/refusal';
 import { UNAVAILABLE_MESSAGES } from '../model/errors';
 import type { OriginCheck } from '../admission/cors';
-import { resolveDocument, type TrustedDocuments } from '../admission/documents';
+import type { TrustedDocuments } from '../admission/documents';
 import type { EventHub } from '../hub/hub';
 import { LiveConnection, SUBSCRIPTION_DEFAULTS, type SubscriptionSettings } from '../hub/live';
 
@@ -117,6 +107,14 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.maxBodyBytes });
   const perPrincipal = new Map<string, number>();
   const held = new HeldCosts(settings.maxHeldEventCost);
+  // HTTP's admission pipeline, for subscriptions: documents, parse and validation, cost per event.
+  const admission = createAdmission({
+    transport: 'websocket',
+    production,
+    trusted: options.trustedDocuments,
+    buckets: options.quotas,
+    validationRules: options.validationRules,
+  });
   let closing = false;
 
   options.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -165,7 +163,7 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
           },
         });
         // A socket lives no longer than its token: at `exp` it is closed with 4401 (the client signs in again).
-        const exp = expiryOf(authorization);
+        const exp = tokenExpiry(authorization);
         const expiry =
           exp === undefined
             ? undefined
@@ -188,27 +186,25 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
       onSubscribe(ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] {
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerConnection) {
           return [
-            refusal(
-              `Too many subscriptions on this connection: at most ${settings.maxSubscriptionsPerConnection}; complete one first`,
-              'TOO_MANY_SUBSCRIPTIONS',
+            withoutHttp(
+              refusal(
+                Code.TOO_MANY_SUBSCRIPTIONS,
+                `Too many subscriptions on this connection: at most ${settings.maxSubscriptionsPerConnection}; complete one first`,
+              ),
             ),
           ];
         }
-        const admitted = admit(options, payload);
-        if (Array.isArray(admitted)) return admitted;
-        const { document, variables, estimate } = admitted as Admitted;
-        const contextValue = createContext(options.table, {
-          principal: ctx.extra.principal as Principal,
-          clientAddress: ctx.extra.request.socket.remoteAddress ?? 'unknown',
-          explain: false,
-          requestId: randomUUID(),
-        });
-        contextValue.cost = estimate; // what paidSubscribe holds and takes
+        const principal = ctx.extra.principal as Principal;
+        const clientAddress = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        const admitted = admission.subscription(payload, principal, clientAddress, options.schema);
+        if ('refused' in admitted) return admitted.refused;
+        const contextValue = createContext(options.table, { principal, clientAddress, explain: false, requestId: randomUUID() });
+        contextValue.cost = admitted.estimate; // what paidSubscribe holds and takes
         return {
           schema: options.schema,
-          document,
+          document: admitted.document,
           operationName: payload.operationName,
-          variableValues: variables,
+          variableValues: payload.variables ?? {},
           contextValue,
           rootValue: ctx.extra.live,
         };
@@ -269,83 +265,10 @@ async function drain(wss: WebSocketServer, graceMillis: number): Promise<void> {
   wss.close();
 }
 
-interface Admitted {
-  document: DocumentNode;
-  variables: Record<string, unknown>;
-  /** Per event (`cost`) and at the start (`startCost`): what paidSubscribe takes (src/live/paid.ts). */
-  estimate: OperationEstimate;
-}
-
-/** HTTP's admission for one websocket operation: the parsed document, variables and estimate, or the refusals. */
-function admit(
-  options: LiveServerOptions,
-  payload: {
-    query?: string;
-    variables?: Record<string, unknown> | null;
-    operationName?: string | null;
-    extensions?: Record<string, unknown> | null;
-  },
-): Admitted | GraphQLError[] {
-  const text = documentText(options, payload);
-  if (text instanceof GraphQLError) return [text];
-  let document: DocumentNode;
-  try {
-    document = parse(text, { maxTokens: LIMITS.maxTokens });
-  } catch (error) {
-    return [refusal((error as Error).message, 'GRAPHQL_PARSE_FAILED')];
-  }
-  const invalid = validate(options.schema, document, [...specifiedRules, ...options.validationRules]);
-  if (invalid.length > 0) return invalid.map((error) => refusal(error.message, 'GRAPHQL_VALIDATION_FAILED'));
-  const operation = getOperationAST(document, payload.operationName ?? undefined);
-  if (!operation) return [refusal('Name the operation to run (operationName)', 'BAD_REQUEST')];
-  if (operation.operation !== 'subscription')
-    return [refusal(`Only subscriptions run over WebSocket: send the ${operation.operation} over HTTP (POST)`, 'BAD_REQUEST')];
-  const coerced = getVariableValues(options.schema, operation.variableDefinitions ?? [], payload.variables ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return [refusal(coerced.errors[0]!.message, 'BAD_USER_INPUT')];
-  const estimate = estimateOperation(options.schema, document, operation, coerced.coerced);
-  // Per event, far below HTTP's maxCost: an event fans out to every subscriber (LIMITS.maxEventCost says why).
-  if (estimate.cost > LIMITS.maxEventCost) {
-    return [
-      refusal(
-        options.production
-          ? 'Subscription too costly: each event may read more than an event may; select less below the event, and query the rest over HTTP'
-          : `Subscription too costly: each event may cost ${estimate.cost}, more than the limit of ${LIMITS.maxEventCost} an event (an upper bound of the items it may read, ${estimate.reads}, plus 1 a resolved object); select less below the event, and query the rest over HTTP`,
-        'GRAPHQL_VALIDATION_FAILED',
-      ),
-    ];
-  }
-  return { document, variables: payload.variables ?? {}, estimate };
-}
-
-/** The query text to run, by HTTP's own rule (src/admission/documents.ts): in production with a manifest, only a manifest hash. */
-function documentText(
-  options: LiveServerOptions,
-  payload: { query?: string; extensions?: Record<string, unknown> | null },
-): string | GraphQLError {
-  // graphql-ws's `query` is required: a client sending a hash alone sends it empty.
-  const request: GraphQLRequest = { query: payload.query || undefined, extensions: payload.extensions ?? undefined };
-  const refused = resolveDocument(request, options.trustedDocuments, options.production && options.trustedDocuments !== undefined);
-  if (refused) return refusal(refused.message, String(refused.extensions.code)); // the same refusal, without HTTP's status
-  if (request.query === undefined) return refusal('Send the subscription as query text', 'BAD_REQUEST');
-  return request.query;
-}
-
 /** The caller's `Authorization` value from connection_init's payload (either spelling). */
 function authorizationOf(params: Record<string, unknown> | undefined): string | undefined {
   const value = params?.Authorization ?? params?.authorization;
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** The `exp` claim (seconds) of a bearer token the authenticator has just verified. */
-function expiryOf(authorization: string | undefined): number | undefined {
-  const payload = authorization?.replace(/^Bearer\s+/i, '').split('.')[1];
-  if (!payload) return undefined;
-  try {
-    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Closes a socket in onConnect (graphql-ws's own 4403 is then not sent: the first close wins). */
@@ -365,10 +288,6 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-function refusal(message: string, code: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code } });
-}
-
 /**
  * What a client sees of an error: HTTP's own formatting (src/http/plugins.ts: a domain error's message
  * and code, UNAVAILABLE for contention and outages, anything else masked in production, no
@@ -378,9 +297,9 @@ function refusal(message: string, code: string): GraphQLError {
 function formatError(error: GraphQLError, context: Context | undefined, logger: Logger, production: boolean): GraphQLFormattedError {
   const requestId = context?.requestId ?? randomUUID();
   const shown = formatClientError(error.toJSON(), error, { production, requestId });
-  const code = shown.extensions?.code;
+  const log = logLevel(error, error.extensions?.code);
   const err = error.originalError ?? error;
-  if (code === 'INTERNAL_SERVER_ERROR') logger.error({ requestId, err }, 'subscription failed');
-  else if (code === 'UNAVAILABLE') logger.warn({ requestId, reason: shown.extensions?.reason, err }, 'subscription unavailable');
+  if (log?.level === 'error') logger.error({ requestId, err }, 'subscription failed');
+  else if (log?.level === 'warn') logger.warn({ requestId, reason: log.reason, err }, 'subscription unavailable');
   return shown;
 }

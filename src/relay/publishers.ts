@@ -16,7 +16,7 @@
 import type { PutEventsCommandOutput, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { OutboxEvent } from '../model/events';
-import { backoffMs, sleep } from '../dynamo/backoff';
+import { inRounds } from '../dynamo/backoff';
 
 export interface PublishFailure {
   eventId: string;
@@ -75,33 +75,33 @@ export function eventBridgePublisher(options: EventBridgeOptions): Publisher {
 
 /** One chunk of at most 10: sent, then only its failed entries again, up to `retries` more rounds. */
 async function putChunk(options: EventBridgeOptions, chunk: readonly OutboxEvent[], retries: number): Promise<PublishFailure[]> {
-  let pending = chunk.map((event) => ({ event, error: '' }));
-  for (let round = 0; pending.length > 0; round++) {
-    if (round > 0) {
-      if (round > retries) break;
-      await sleep(backoffMs(round));
-    }
+  type Pending = { event: OutboxEvent; error: string };
+  const sendRound = async (pending: readonly Pending[]): Promise<readonly Pending[]> => {
     let output: PutEventsCommandOutput;
     try {
       output = await options.client.send(new PutEventsCommand({ Entries: pending.map(({ event }) => eventBridgeEntry(event, options)) }));
     } catch (error) {
       // The SDK already retried throttling and 5xx: every entry of the call failed.
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      pending = pending.map(({ event }) => ({ event, error: message }));
-      continue;
+      return pending.map(({ event }) => ({ event, error: message }));
     }
     if (!output.FailedEntryCount) return [];
     // Entries answer in request order; a failed one has an ErrorCode and no EventId.
     const entries = output.Entries ?? [];
-    pending = pending
+    return pending
       .map(({ event }, index) => ({ event, entry: entries[index] }))
       .filter(({ entry }) => !entry || entry.ErrorCode !== undefined || !entry.EventId)
       .map(({ event, entry }) => ({
         event,
         error: entry ? `${entry.ErrorCode ?? 'Failed'}: ${entry.ErrorMessage ?? ''}`.trim() : 'no entry',
       }));
-  }
-  return pending.map(({ event, error }) => ({ eventId: event.eventId, error }));
+  };
+  const left = await inRounds(
+    chunk.map((event) => ({ event, error: '' })),
+    retries + 1,
+    sendRound,
+  );
+  return left.map(({ event, error }) => ({ eventId: event.eventId, error }));
 }
 
 /** What the relay needs of the subscription hub (src/hub/hub.ts): nothing else is imported from it. */

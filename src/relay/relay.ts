@@ -31,6 +31,7 @@ import {
 import type { Logger } from 'pino';
 import type { Table } from '../dynamo/table';
 import { backoffMs, sleep } from '../dynamo/backoff';
+import { isExpiredIterator, isTrimmedData } from '../dynamo/errors';
 import { relayCheckpointEntity } from '../model/entity/relay-checkpoint';
 import { CheckpointStore, type ShardCheckpoint } from './checkpoint';
 import { deliverRecords, errorText, sequenceOf, type StreamRecordLike } from './deliver';
@@ -197,8 +198,8 @@ export class Relay {
         output = await this.#options.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: RECORDS_PER_PAGE }));
       } catch (error) {
         state.iterator = undefined;
-        if ((error as Error).name === 'ExpiredIteratorException') continue;
-        if ((error as Error).name === 'TrimmedDataAccessException') {
+        if (isExpiredIterator(error)) continue;
+        if (isTrimmedData(error)) {
           this.#options.logger?.error({ shardId }, 'relay checkpoint older than the stream: records were lost; reading from TRIM_HORIZON');
           this.#checkpoints.delete(shardId);
           continue;

@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import type { Table } from '../dynamo/table';
 import { Meter } from '../dynamo/meter';
 import { createLoaders, type Loaders } from '../loaders';
-import { AuthenticationFailed, IdentityProviderUnavailable, type Authenticate, type Principal } from '../auth';
+import { AuthenticationFailed, IdentityProviderUnavailable, tokenExpiry, type Authenticate, type Principal } from '../auth';
 import { ErrorCode, HTTP_STATUS, UNAVAILABLE_MESSAGES } from '../model/errors';
 import type { OperationEstimate } from './estimate';
 
@@ -21,7 +21,7 @@ export interface Context {
   loaders: Loaders;
   /** Whether the response carries `extensions.dynamodb` (the request plan). */
   explain: boolean;
-  /** The operation's estimate (src/admission/cost.ts), once `admission` (src/admission/limits.ts) has computed it. */
+  /** The operation's estimate (src/admission/cost.ts), once the admission pipeline (src/admission/pipeline.ts) has computed it. */
   cost?: OperationEstimate | undefined;
 }
 
@@ -106,7 +106,7 @@ export function rememberVerified(authenticate: Authenticate, now: () => number =
       verified.delete(authorization);
     }
     const principal = await authenticate(authorization);
-    const exp = principal.kind === 'anonymous' ? undefined : expiryOf(authorization);
+    const exp = principal.kind === 'anonymous' ? undefined : tokenExpiry(authorization);
     if (exp !== undefined) {
       const until = Math.min(now() + VERIFIED_TOKEN_TTL_MS, exp * 1000);
       if (until > now()) {
@@ -116,18 +116,6 @@ export function rememberVerified(authenticate: Authenticate, now: () => number =
     }
     return principal;
   };
-}
-
-/** The `exp` claim of a bearer JWT that has just verified; undefined when it cannot be read as a number. */
-function expiryOf(authorization: string): number | undefined {
-  const payload = authorization.trim().split(/ +/)[1]?.split('.')[1];
-  if (!payload) return undefined;
-  try {
-    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -2,12 +2,10 @@
  * Look-ahead: what a field's selection set wants of a customer's collection, read before any
  * child resolver runs, so the field that returns a customer plans one read for everything below it.
  *
- * The subfields are collected with graphql-js's own field-collection rules (`collectFields` of
- * graphql 16, re-stated here with its public API because that function is internal): `@skip` /
- * `@include` on fields, inline fragments and spreads; a fragment spread once per selection;
- * a type condition matches the runtime type itself or an abstract type it belongs to
- * (`schema.isSubType`), so `... on Node` (an interface Customer implements) counts as it would
- * at execution. The runtime type is `Customer` even when the field returns an abstract type.
+ * The subfields are collected by the one selection walker (src/request/selection.ts: graphql-js's
+ * field-collection rules, `@skip` / `@include`, fragments, type conditions on abstract types), so
+ * `... on Node` (an interface Customer implements) counts as it would at execution. The runtime
+ * type is `Customer` even when the field returns an abstract type.
  *
  * Computed once per field node, not once per request or per parent. A selection no variable can
  * change (no `$` anywhere below the field: its directives and arguments are literals, the usual
@@ -19,24 +17,8 @@
  * and the `orders` field itself reuses them (`orderWindowArgs`). Only the cursor, which belongs to
  * one customer, is decoded per customer (once per request: `CustomerCollections.window`).
  */
-import {
-  getArgumentValues,
-  getDirectiveValues,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
-  isAbstractType,
-  isObjectType,
-  Kind,
-  typeFromAST,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type FragmentSpreadNode,
-  type GraphQLObjectType,
-  type GraphQLResolveInfo,
-  type GraphQLSchema,
-  type InlineFragmentNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { getArgumentValues, isObjectType, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo } from 'graphql';
+import { subfieldsOf } from '../request/selection';
 import {
   checkWindowArgs,
   customerCollection,
@@ -124,7 +106,7 @@ export function customerSelection(info: GraphQLResolveInfo): CustomerSelection {
     if (!isObjectType(customerType)) throw new Error(`look-ahead needs the object type ${CUSTOMER}`);
     const wanted: Record<string, boolean> = Object.fromEntries(collection.head.members.map((member) => [member.name, false]));
     const windows: CheckedWindowArgs[] = [];
-    for (const [name, nodes] of collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes)) {
+    for (const [name, nodes] of subfieldsOf(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes)) {
       const field = nodes[0]!.name.value;
       const member = collection.graphql.fields.get(field);
       if (!member) continue;
@@ -165,54 +147,4 @@ export function orderWindowArgs(info: GraphQLResolveInfo, args: OrderWindowArgs)
   let checked = byNode.get(node);
   if (!checked) byNode.set(node, (checked = checkWindowArgs(args)));
   return checked;
-}
-
-/** graphql-js 16 `collectSubfields`: the fields under `fieldNodes` on `runtimeType`, by response key. */
-export function collectSubfields(
-  schema: GraphQLSchema,
-  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
-  variables: Readonly<Record<string, unknown>>,
-  runtimeType: GraphQLObjectType,
-  fieldNodes: readonly FieldNode[],
-): Map<string, FieldNode[]> {
-  const fields = new Map<string, FieldNode[]>();
-  const visited = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (!isIncluded(variables, selection)) continue;
-        const key = selection.alias?.value ?? selection.name.value;
-        fields.set(key, [...(fields.get(key) ?? []), selection]);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (!isIncluded(variables, selection) || !conditionMatches(schema, selection, runtimeType)) continue;
-        collect(selection.selectionSet);
-      } else {
-        const name = selection.name.value;
-        if (visited.has(name) || !isIncluded(variables, selection)) continue;
-        visited.add(name);
-        const fragment = fragments[name];
-        if (!fragment || !conditionMatches(schema, fragment, runtimeType)) continue;
-        collect(fragment.selectionSet);
-      }
-    }
-  };
-  for (const node of fieldNodes) if (node.selectionSet) collect(node.selectionSet);
-  return fields;
-}
-
-/** graphql-js `doesFragmentConditionMatch`: no condition, the type itself, or an abstract type it belongs to. */
-function conditionMatches(schema: GraphQLSchema, fragment: InlineFragmentNode | FragmentDefinitionNode, type: GraphQLObjectType): boolean {
-  const condition = fragment.typeCondition;
-  if (!condition) return true;
-  const conditional = typeFromAST(schema, condition);
-  if (conditional === type) return true;
-  return isAbstractType(conditional) ? schema.isSubType(conditional, type) : false;
-}
-
-/** graphql-js `shouldIncludeNode`: `@skip(if: true)` leaves out, then `@include(if: false)`. */
-function isIncluded(variables: Readonly<Record<string, unknown>>, node: FieldNode | InlineFragmentNode | FragmentSpreadNode): boolean {
-  const skip = getDirectiveValues(GraphQLSkipDirective, node, variables);
-  if (skip?.if === true) return false;
-  const include = getDirectiveValues(GraphQLIncludeDirective, node, variables);
-  return include?.if !== false;
 }

@@ -158,8 +158,8 @@ export const ACCESS: Record<string, Record<string, Rule>> = {
 export const ROOT_TYPES = ['Query', 'Mutation', 'Subscription'] as const;
 
 /**
- * The root resolvers with their rules enforced: anonymous callers are refused (the plugin
- * `requireSignIn` refuses them before execution already; this is the same rule, kept where the
+ * The root resolvers with their rules enforced: anonymous callers are refused (the admission
+ * pipeline's sign-in step, src/admission/pipeline.ts, refuses them before execution already; this is the same rule, kept where the
  * field runs), staff-only fields refuse everyone else, then the rule's own check, then the field,
  * then the rule's filter. Throws when a root resolver has no rule.
  */

@@ -1,17 +1,32 @@
 /**
- * The look-ahead (src/resolvers/lookahead.ts) collects a customer's subfields as graphql-js does
- * (compared with graphql-js's own `collectSubfields` on the same documents: `@skip`/`@include`,
+ * The one selection walker (src/request/selection.ts), which the look-ahead (src/resolvers/lookahead.ts)
+ * collects a customer's subfields with, collects as graphql-js does (compared with graphql-js's own
+ * `collectSubfields` on the same documents: `@skip`/`@include`,
  * fragments once, type conditions on abstract types), and is computed once per field node: one
  * selection object for the 50 parents of a list, not 50 walks.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { buildSchema, execute, isObjectType, parse, type DocumentNode, type FieldNode, type GraphQLResolveInfo } from 'graphql';
-import { collectSubfields, customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
+import {
+  buildSchema,
+  execute,
+  isObjectType,
+  Kind,
+  parse,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLResolveInfo,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { customerSelection, orderWindowArgs, type CustomerSelection } from '../../src/resolvers/lookahead';
+import { fieldsOf, fragmentsOf, subfieldsOf } from '../../src/request/selection';
 import type { CheckedWindowArgs } from '../../src/model';
 
 // graphql-js's own implementation (internal, so only the test relies on it), from the same build.
-const reference = createRequire(import.meta.url)('graphql/execution/collectFields') as { collectSubfields: typeof collectSubfields };
+const reference = createRequire(import.meta.url)('graphql/execution/collectFields') as {
+  collectSubfields: typeof subfieldsOf;
+  collectFields: typeof fieldsOf;
+};
 
 const schema = buildSchema(`
   interface Node { id: ID! }
@@ -58,7 +73,7 @@ async function lookahead(query: string | DocumentNode, variables: Record<string,
 const customerType = schema.getType('Customer');
 if (!isObjectType(customerType)) throw new Error('no Customer');
 
-function keysOf(fields: Map<string, readonly FieldNode[]>) {
+function keysOf(fields: ReadonlyMap<string, readonly FieldNode[]>) {
   return [...fields].map(([key, nodes]) => [key, nodes.length]);
 }
 
@@ -82,9 +97,37 @@ describe('field collection as graphql-js does it', () => {
     ],
   ])('%s', async (_what, query, variables) => {
     const { info } = (await lookahead(query, variables))[0]!;
-    const ours = collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
+    const ours = subfieldsOf(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
     const theirs = reference.collectSubfields(info.schema, info.fragments, info.variableValues, customerType, info.fieldNodes);
     expect(keysOf(ours)).toEqual(keysOf(theirs));
+    // The same nodes, in the same order: the first is the one a merged field executes with.
+    expect([...ours.values()]).toEqual([...theirs.values()]);
+    // An operation's root selection, as graphql-js collects it.
+    const document = parse(query);
+    const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION)!;
+    const queryType = schema.getQueryType()!;
+    const rootOurs = fieldsOf(schema, fragmentsOf(document), variables, queryType, operation.selectionSet);
+    const rootTheirs = reference.collectFields(schema, fragmentsOf(document), variables, queryType, operation.selectionSet);
+    expect(keysOf(rootOurs)).toEqual(keysOf(rootTheirs));
+  });
+
+  it('collects a merged field once per node list, runtime type and variables (a fragment spread in many places: one walk)', () => {
+    const document = parse('{ a: customer { ...F } b: customer { ...F } } fragment F on Customer { name orders(first: 2) }');
+    const fragments = fragmentsOf(document);
+    const variables = {};
+    const [a, b] = [
+      ...fieldsOf(
+        schema,
+        fragments,
+        variables,
+        schema.getQueryType()!,
+        (document.definitions[0] as OperationDefinitionNode).selectionSet,
+      ).values(),
+    ];
+    const once = subfieldsOf(schema, fragments, variables, customerType, [...a!]);
+    expect(subfieldsOf(schema, fragments, variables, customerType, [...a!])).toBe(once); // another array, the same nodes
+    expect(subfieldsOf(schema, fragments, {}, customerType, a!)).not.toBe(once); // other variables
+    expect(keysOf(subfieldsOf(schema, fragments, variables, customerType, b!))).toEqual(keysOf(once));
   });
 
   it('reads needs through abstract type conditions and abstract return types', async () => {

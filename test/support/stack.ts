@@ -84,7 +84,7 @@ export interface StackOptions {
   /** Browser origins the server allows (CORS); none when absent. */
   corsOrigins?: readonly string[];
   /**
-   * Per-principal quotas (src/admission/limits.ts). Default: practically unlimited, so suites that send
+   * Per-principal quotas (src/admission/settings.ts). Default: practically unlimited, so suites that send
    * many operations as one staff token are not throttled; quota tests pass small ones.
    */
   quotas?: Partial<QuotaSettings>;
