@@ -1,14 +1,14 @@
 /**
  * The README's benchmark table is copied from one run: every figure in it must be that run's, as
- * `bench/results.json` (written by the same `npm run bench`) holds it, and the run it names (date,
+ * `packages/bench/results.json` (written by the same `npm run bench`) holds it, and the run it names (date,
  * duration) must be that one. A README edited without a run, or a run without the README, fails here.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DesignName, Results } from '../bench/report';
+import type { DesignName, Results } from '../packages/bench/report';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const results = JSON.parse(readFileSync(new URL('../bench/results.json', import.meta.url), 'utf8')) as Results;
+const results = JSON.parse(readFileSync(new URL('../packages/bench/results.json', import.meta.url), 'utf8')) as Results;
 const section = readme.slice(readme.indexOf('## Benchmark: one table against four'), readme.indexOf('## Errors'));
 
 /** The README's rows, in order, and the scenario and design of results.json each one shows. */
@@ -42,7 +42,7 @@ function tableRows(): number[][] {
 }
 
 describe('the README benchmark section is one run of npm run bench', () => {
-  it('names the run bench/results.json holds', () => {
+  it('names the run packages/bench/results.json holds', () => {
     const date = results.config.date; // 2026-12-01T06:40:43.399Z
     expect(section).toContain(`${date.slice(0, 10)} ${date.slice(11, 16)} UTC`);
     expect(section).toContain(`${results.config.durationSec} s in the run below`);

@@ -2,7 +2,7 @@
  * Entry point of the benchmark's child processes (see ipc.ts): `child.ts <role>`, configured by
  * the JSON in BENCH_CHILD_CONFIG.
  *
- * - engine: the embedded engine (src/engine/embedded) on a free loopback port;
+ * - engine: the embedded engine (@single-table/engine) on a free loopback port;
  * - proxy:  the latency proxy in front of the engine (proxy.ts);
  * - single: the product's own HTTP server (src/http/server `startServer`), production settings, its
  *           SDK client pointed at the proxy, trusting the dev issuer in BENCH_ISSUER_DIR;
@@ -13,17 +13,13 @@
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
  */
 import pino from 'pino';
-import { startEngine } from '../src/engine/embedded';
-import { startServer } from '../src/http/server';
-import { authenticatorFor } from '../src/auth';
-import { bootstrap, type Runtime } from '../src/boot/bootstrap';
-import { readConfig } from '../src/boot/config';
+import { startEngine } from '@single-table/engine';
+import { startServer, authenticatorFor, bootstrap, type Runtime, readConfig, type Hedger } from 'single-table-graphql';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
 import { startMultiTableServer } from './multi-table/server';
 import { startRawServer, type RawQueryShape } from './raw';
-import type { Hedger } from '../src/dynamo/hedge';
 
 const role = process.argv[2] as Role;
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {

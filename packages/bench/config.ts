@@ -14,7 +14,7 @@
  * | --connections N    | BENCH_CONNECTIONS     | 16      | autocannon concurrency                                     |
  * | --customers N      | BENCH_CUSTOMERS       | 150     | ordinary customers in the data set                         |
  * | --growth-ops N     | BENCH_GROWTH_OPS      | 60      | sequential operations per size in the growth series        |
- * | --cpu-prof         | BENCH_CPU_PROF=1      | off     | write V8 CPU profiles of the server processes to bench/profiles/ |
+ * | --cpu-prof         | BENCH_CPU_PROF=1      | off     | write V8 CPU profiles of the server processes to packages/bench/profiles/ |
  * | --only a,b         | BENCH_ONLY            | all     | run only scenarios whose id contains one of these words    |
  * | --no-write         | BENCH_NO_WRITE=1      | off     | print the table but do not rewrite results.json/RESULTS.md |
  */
@@ -92,7 +92,7 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
   }
   if (flags.has('help')) {
     console.log(
-      'usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee bench/README.md.',
+      'usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee packages/bench/README.md.',
     );
     process.exit(0);
   }

@@ -32,9 +32,10 @@ import {
   type OrderLineRecord,
   type OrderRecord,
   type OrderStatus,
-} from '../src/model';
-import { Table, type Item } from '../src/dynamo/table';
-import { guarded } from '../src/model';
+  Table,
+  type Item,
+  guarded,
+} from 'single-table-graphql';
 import { intBetween, pick, seededRandom } from './rng';
 import { TABLES } from './multi-table/tables';
 

@@ -23,20 +23,22 @@ import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import pino from 'pino';
-import { startEngine } from '../src/engine/embedded';
+import { startEngine } from '@single-table/engine';
 import { percentile } from './measure';
-import { FAITHFUL } from '../src/engine/profiles';
-import { createDocumentClient } from '../src/dynamo/client';
-import { ensureTable } from '../src/dynamo/definition';
-import { Table } from '../src/dynamo/table';
-import { authenticatorFor } from '../src/auth';
-import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig, silenceSdkNodeVersionNotice } from '../src/boot/config';
-import { startServer } from '../src/http/server';
-import { Relay } from '../src/relay/relay';
-import { hubPublisher } from '../src/relay/publishers';
-import { streamsClientFor } from '../src/boot/relay';
+import { FAITHFUL } from '@single-table/engine/profiles';
 import {
+  createDocumentClient,
+  ensureTable,
+  Table,
+  authenticatorFor,
+  devClaims,
+  openDevIssuer,
+  readConfig,
+  silenceSdkNodeVersionNotice,
+  startServer,
+  Relay,
+  hubPublisher,
+  streamsClientFor,
   customerToItem,
   eventToItem,
   guarded,
@@ -46,7 +48,7 @@ import {
   summaryToItem,
   SYSTEM_ACTOR,
   type OutboxEvent,
-} from '../src/model';
+} from 'single-table-graphql';
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 /** Number formatting and design labels shared by the reports (report.ts, report-hedging.ts). */
-import type { DesignName } from './report';
+import type { DesignName } from './results';
 
 export const LABEL: Record<DesignName, string> = { singleTable: 'single table', multiTable: 'multi-table', raw: 'raw SDK + node:http' };
 

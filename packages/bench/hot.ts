@@ -24,20 +24,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { startEngine, type WireRequest } from '../src/engine/embedded';
-import { FAITHFUL } from '../src/engine/profiles';
-import { createDocumentClient } from '../src/dynamo/client';
-import { ensureTable } from '../src/dynamo/definition';
-import { Table, type Item } from '../src/dynamo/table';
-import { authenticatorFor } from '../src/auth';
-import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig, silenceSdkNodeVersionNotice } from '../src/boot/config';
-import { startServer } from '../src/http/server';
-import { Relay } from '../src/relay/relay';
-import { hubPublisher } from '../src/relay/publishers';
-import { streamsClientFor } from '../src/boot/relay';
-import { customerToItem, guarded, itemSize, newId, productToItem, STATS_BASELINE } from '../src/model';
-import { doctor } from '../src/ops/doctor';
+import { startEngine, type WireRequest } from '@single-table/engine';
+import { FAITHFUL } from '@single-table/engine/profiles';
+import {
+  createDocumentClient,
+  ensureTable,
+  Table,
+  type Item,
+  authenticatorFor,
+  devClaims,
+  openDevIssuer,
+  readConfig,
+  silenceSdkNodeVersionNotice,
+  startServer,
+  Relay,
+  hubPublisher,
+  streamsClientFor,
+  customerToItem,
+  guarded,
+  itemSize,
+  newId,
+  productToItem,
+  STATS_BASELINE,
+  doctor,
+} from 'single-table-graphql';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '400' }, json: { type: 'boolean', default: false } } });
 const ORDERS = Number(values.orders);

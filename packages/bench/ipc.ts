@@ -104,7 +104,7 @@ export async function spawnChild(
 /** The child's side: announce readiness, answer calls, exit when told or when the parent is gone. */
 export function serveParent(endpoint: string, handlers: Record<string, (args: any) => unknown>, close: () => Promise<void>): void {
   const send = process.send?.bind(process);
-  if (!send) throw new Error('bench/child.ts runs as a forked child of bench/run.ts');
+  if (!send) throw new Error('packages/bench/child.ts runs as a forked child of run.ts');
   let closing: Promise<void> | undefined;
   const shutdown = () =>
     (closing ??= close()

@@ -3,7 +3,7 @@
  * where the time went: self time by area (our src folders, graphql, @apollo/server, the AWS SDK,
  * node internals, GC) and by function, per operation when the number of operations is known.
  *
- *   npx tsx bench/profile.ts bench/profiles/customer.singleTable.cpuprofile [operations] [top]
+ *   npx tsx packages/bench/profile.ts packages/bench/profiles/customer.singleTable.cpuprofile [operations] [top]
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,8 @@ export function areaOf(url: string): string {
     return pkg;
   }
   if (url.startsWith('node:')) return 'node internals (http, streams, crypto, timers)';
+  // The engine's package (packages/engine/src) shows as the room it was: src/engine.
+  if (url.includes('/packages/engine/')) return 'src/engine';
   const src = url.indexOf('/src/');
   if (src >= 0) return `src/${url.slice(src + 5).split('/')[0]}`;
   const bench = url.indexOf('/bench/');
@@ -100,7 +102,7 @@ export function formatSummary(summary: ProfileSummary, top = 25): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const path = process.argv[2];
   if (!path) {
-    console.error('usage: npx tsx bench/profile.ts FILE.cpuprofile [operations] [top]');
+    console.error('usage: npx tsx packages/bench/profile.ts FILE.cpuprofile [operations] [top]');
     process.exit(2);
   }
   const operations = process.argv[3] ? Number(process.argv[3]) : undefined;

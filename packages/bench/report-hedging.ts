@@ -3,7 +3,7 @@
  * ratios, the hedgers' counts, and the issue's targets for hedged reads.
  */
 import { fmt, LABEL, ratio } from './format';
-import type { DesignResult, Results, Target } from './report';
+import type { DesignResult, Results, Target } from './results';
 
 /** Hedged copies as a share of the requests the operation needs without them, %. */
 export function extraRequestsPct(d: DesignResult | undefined): number | undefined {

@@ -3,7 +3,7 @@
  * both designs sharded alike (`status`) and both unsharded (`status-unsharded`).
  */
 import { fmt, ratio } from './format';
-import { leastServerCpuPerOp, serverCpuPerOp, type Results, type Target } from './report';
+import { leastServerCpuPerOp, serverCpuPerOp, type Results, type Target } from './results';
 
 /** The page size of the status scenario (scenarios.ts) and the items it needs: first + 1. */
 const WANTED = 51;

@@ -4,7 +4,7 @@
  * of latencies (the n-th DynamoDB request that reaches the proxy gets the n-th latency).
  */
 
-import { seededRandom } from '../src/ops/random';
+import { seededRandom } from 'single-table-graphql';
 
 /** The seed tool's PRNG (sfc32 seeded through cyrb128): floats in [0, 1), fully determined by the seed. */
 export { seededRandom };

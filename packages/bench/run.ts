@@ -5,25 +5,21 @@
  * product's real HTTP GraphQL server, the multi-table baseline's GraphQL server (same schema), and
  * a raw customer-screen endpoint; loads the same seeded data into both designs; then, scenario by
  * scenario and design by design, measures DynamoDB requests, waves, items read, consumed
- * capacity, sequential p50/p99 and throughput under autocannon. Writes bench/results.json and
- * bench/RESULTS.md and prints the Markdown. See bench/README.md for flags.
+ * capacity, sequential p50/p99 and throughput under autocannon. Writes packages/bench/results.json and
+ * packages/bench/RESULTS.md and prints the Markdown. See packages/bench/README.md for flags.
  */
 import { writeFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
-import { createDocumentClient } from '../src/dynamo/client';
-import { ensureTable } from '../src/dynamo/definition';
-import { devClaims, openDevIssuer } from '../src/auth/dev-issuer';
-import { readConfig, readModelSettings } from '../src/boot/config';
-import { configureModel, STATUS_SHARDS } from '../src/model/settings';
+import { createDocumentClient, ensureTable, devClaims, openDevIssuer, readConfig, readModelSettings } from 'single-table-graphql';
+import { configureModel, STATUS_SHARDS, DEFAULT_HEDGE_SETTINGS, type HedgeStats } from 'single-table-graphql';
 import { readBenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, statusWrites, writeAll, type DataSet } from './data';
 import { createMultiTables } from './multi-table/tables';
 import { round, runLoad, runSequential, type LoadResult, type Processes, type SequentialResult } from './measure';
 import { renderMarkdown, scenarioRatios, type DesignName, type HedgingResult, type Results, type ScenarioResult } from './report';
-import { DEFAULT_HEDGE_SETTINGS, type HedgeStats } from '../src/dynamo/hedge';
 import { body, ORDERS_SHOWN, QUERIES, scenarios, type Scenario } from './scenarios';
 import { probeProductQuery, TABLE_NAME } from './probe';
 import { verify, type Target } from './verify';
@@ -239,14 +235,14 @@ async function main() {
           await servers[design].call('profile-stop', path);
           const summary = summariseProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, load.completed);
           profiles[design] = {
-            file: relative(join(here, '..'), path),
+            file: relative(join(here, '..', '..'), path),
             operations: load.completed,
             busyMsPerOp: round(summary.busyMs / load.completed, 3),
             areas: summary.areas.slice(0, 12).map((a) => ({ name: a.name, msPerOp: round(a.ms / load.completed, 3) })),
             functions: summary.functions.slice(0, 20).map((f) => ({ name: f.name, msPerOp: round(f.ms / load.completed, 4) })),
           };
           console.log(
-            `\nCPU profile of the ${design} server, ${scenario.name} (${load.rps} req/s while profiled), ${relative(join(here, '..'), path)}:\n${formatSummary(summary, 20)}\n`,
+            `\nCPU profile of the ${design} server, ${scenario.name} (${load.rps} req/s while profiled), ${relative(join(here, '..', '..'), path)}:\n${formatSummary(summary, 20)}\n`,
           );
         }
       }
@@ -365,7 +361,7 @@ async function main() {
     if (config.write) {
       writeFileSync(join(here, 'results.json'), `${JSON.stringify(output, null, 2)}\n`);
       writeFileSync(join(here, 'RESULTS.md'), markdown);
-      log('wrote bench/results.json and bench/RESULTS.md');
+      log('wrote packages/bench/results.json and packages/bench/RESULTS.md');
     }
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   } finally {

@@ -6,7 +6,7 @@
 import { seededRandom } from './rng';
 import { expectedCustomerScreen, STATUSES, type DataSet } from './data';
 import type { BenchConfig } from './config';
-import type { DesignName } from './report';
+import type { DesignName } from './results';
 
 export const ORDERS_SHOWN = 20;
 

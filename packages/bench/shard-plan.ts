@@ -15,7 +15,7 @@
  * argument (the product's row: `firstWaveShare`, the default).
  */
 import { parseArgs } from 'node:util';
-import { firstWaveShare, newestAcrossShards, type ShardAnswer, type ShardQuery, type ShardStart } from '../src/model/shard-merge';
+import { firstWaveShare, newestAcrossShards, type ShardAnswer, type ShardQuery, type ShardStart } from 'single-table-graphql';
 import { seededRandom } from './rng';
 
 const USAGE = `npm run bench:shard-plan -- [--first 50] [--shards 4] [--pages 20000] [--seed 42] [--shares A-B]

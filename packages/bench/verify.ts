@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ChildHandle } from './ipc';
 import { post } from './measure';
-import type { DesignName } from './report';
+import type { DesignName } from './results';
 import type { Scenario } from './scenarios';
 
 /** One server a scenario measures: a design, hedged or not. */

@@ -4,7 +4,7 @@
  * engine refuses it before parsing), and a GetItem sent at the same moment.
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { N, key, setUpTarget } from '../../test/engine/support';
+import { N, key, setUpTarget } from '@single-table/engine/testing';
 
 export async function deepCondition(depth = 149): Promise<string[]> {
   const target = await setUpTarget('depth');

@@ -4,10 +4,10 @@
  * Query that sees it (polled every millisecond).
  */
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../../src/dynamo/definition';
-import { startEngine } from '../../src/engine/embedded';
-import { FAITHFUL } from '../../src/engine/profiles';
-import { clientFor } from '../../test/engine/support';
+import { ensureTable } from 'single-table-graphql';
+import { startEngine } from '@single-table/engine';
+import { FAITHFUL } from '@single-table/engine/profiles';
+import { clientFor } from '@single-table/engine/testing';
 import { percentile } from '../measure';
 
 export async function gsiLag(writes: number): Promise<string> {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { clientFor, createTestTable, startCli } from '../../test/engine/support';
+import { clientFor, createTestTable, startCli } from '@single-table/engine/testing';
 
 export async function queryMemory(queries: number, maxOldSpaceMb: number | undefined): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'));

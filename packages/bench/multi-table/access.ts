@@ -10,8 +10,7 @@ import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INDEX, TABLES } from './tables';
-import type { Hedger } from '../../src/dynamo/hedge';
-import { newestAcrossShards, type ShardQuery } from '../../src/model/shard-merge';
+import { type Hedger, newestAcrossShards, type ShardQuery } from 'single-table-graphql';
 
 export interface CustomerRow {
   id: string;

@@ -29,9 +29,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { typeDefs } from '../../src/schema';
-import { compiledExecution } from '../../src/http/execution';
-import type { Hedger } from '../../src/dynamo/hedge';
+import { typeDefs, compiledExecution, type Hedger } from 'single-table-graphql';
 import {
   createMultiLoaders,
   MultiTableStore,

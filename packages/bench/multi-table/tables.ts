@@ -23,7 +23,7 @@
  */
 import { CreateTableCommand, DescribeTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isResourceInUse } from '../../src/dynamo/errors';
+import { isResourceInUse } from 'single-table-graphql';
 
 export const TABLES = {
   customers: 'customers',

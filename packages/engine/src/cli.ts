@@ -1,22 +1,37 @@
 /**
- * Serves the embedded engine alone, like DynamoDB Local, faithful to DynamoDB by default
- * (src/engine/profiles.ts): GSI lag, eventual and read-committed reads, transaction conflicts.
+ * The engine's command line: serves the embedded engine alone, like DynamoDB Local, faithful to
+ * DynamoDB by default (profiles.ts): GSI lag, eventual and read-committed reads, transaction conflicts.
  *
  *   npm run engine -- --port 8000 [--path DIR] [--host H] [--sync] [--ttl-sweep-seconds N] [--strong]
  *                     [--gsi-lag-ms N] [--gsi-lag-seed S] [--conflicts|--no-conflicts] [--conflict-chance P] [--conflict-seed S]
  *                     [--consistency strong|eventual] [--stale-read-ms N] [--commit-span-ms N] [--stale-read-seed S]
  *
- * Without --path the data lives in memory and is gone when the process stops. With --sync (and
- * --path) every commit is fsynced before it is acknowledged. SIGINT/SIGTERM close
- * the engine cleanly (admitted requests finish, LevelDB is closed) before the process exits.
- * Expired items (TTL) are deleted every 60 s by default: often enough to see "an expired item is
- * gone" while developing; Amazon promises only "within days", so nothing may rely on the moment.
+ * (`npm run engine` at the repository's root, `npm start -w @single-table/engine`, or
+ * `node --import tsx src/main.ts` here.) Without --path the data lives in memory and is gone when
+ * the process stops. With --sync (and --path) every commit is fsynced before it is acknowledged.
+ * SIGINT/SIGTERM close the engine cleanly (admitted requests finish, LevelDB is closed) before the
+ * process exits; later signals are ignored (Ctrl-C under npm delivers SIGINT twice). Expired items
+ * (TTL) are deleted every 60 s by default: often enough to see "an expired item is gone" while
+ * developing; Amazon promises only "within days", so nothing may rely on the moment.
+ *
+ * A usage error prints the message and the usage and exits 2; a directory another process holds
+ * prints one line and exits 1. The process entry point is src/main.ts (or whoever calls
+ * `runEngineCli`, e.g. the product's src/entry/cli/engine.ts), which says where `debug` comes from.
  */
 import { parseArgs } from 'node:util';
-import { readConfig } from '../../boot/config';
-import { DirectoryHeldError, startEngine } from '../../engine/embedded';
-import { FAITHFUL, STRONG } from '../../engine/profiles';
-import { ExplainedFailure, parseOptions, runService, UsageError } from '../../ops/cli';
+import { DirectoryHeldError, startEngine } from './embedded';
+import { FAITHFUL, STRONG } from './profiles';
+
+class UsageError extends Error {}
+
+/** An expected failure whose one-line message says everything: printed alone, without a stack. */
+class ExplainedFailure extends Error {}
+
+/** What the caller decides for the engine process. */
+export interface EngineCliSettings {
+  /** The engine prints the stack of every internal failure (the product's `ENGINE_DEBUG`). */
+  debug?: boolean;
+}
 
 const USAGE = [
   'usage: npm run engine -- [--port 8000] [--path DIR] [--host 127.0.0.1] [--sync] [--ttl-sweep-seconds 60] [--strong]',
@@ -67,9 +82,15 @@ const USAGE = [
   '               seed of the stale windows and commit spans (an integer); default 1.',
 ].join('\n');
 
-runService(USAGE, async () => {
+/** Parses `args`, starts the engine, and owns the process's signals and exit code from then on. */
+export function runEngineCli(args: string[], settings: EngineCliSettings = {}): void {
+  runService(() => serve(args, settings));
+}
+
+async function serve(args: string[], settings: EngineCliSettings): Promise<() => Promise<void>> {
   const { values } = parseOptions(() =>
     parseArgs({
+      args,
       options: {
         port: { type: 'string', default: '8000' },
         path: { type: 'string' },
@@ -120,11 +141,10 @@ runService(USAGE, async () => {
   if (!Number.isInteger(staleReadSeed)) throw new UsageError('--stale-read-seed must be an integer');
   if (values.sync && values.path === undefined) throw new UsageError('--sync needs --path (an in-memory engine has nothing to fsync)');
 
-  const { engineDebug } = readConfig();
   const engine = await startEngine({
     port,
     host: values.host,
-    debug: engineDebug,
+    debug: settings.debug ?? false,
     ...(values.path === undefined ? {} : { path: values.path }),
     sync: values.sync,
     ttlSweepSeconds,
@@ -149,10 +169,65 @@ runService(USAGE, async () => {
   ];
   const storage = values.path ? `data in ${values.path}${values.sync ? ', fsync on each commit' : ''}` : 'in memory';
   console.log(`DynamoDB-compatible engine listening on ${engine.endpoint} (${storage}; ${behaviours.join(', ')})`);
-  return {
-    async stop(signal) {
-      console.log(`${signal}: closing the engine`);
-      await engine.close();
-    },
+  return async () => {
+    await engine.close();
   };
-});
+}
+
+/** Runs `parse` (node:util `parseArgs`), turning its complaints into usage errors. */
+function parseOptions<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** A backstop: exit 1 if closing has not finished by then (the engine bounds its own waits). */
+const FORCE_EXIT_MILLIS = 30_000;
+
+/**
+ * Starts the engine with `start`, listening for SIGINT and SIGTERM from the first moment: a signal
+ * that arrives while it starts stops it as soon as it has started. The first signal closes it and
+ * exits 0 (1 if closing fails or outlasts FORCE_EXIT_MILLIS); later ones are ignored.
+ */
+function runService(start: () => Promise<() => Promise<void>>): void {
+  let signalled: NodeJS.Signals | undefined;
+  let close: (() => Promise<void>) | undefined;
+  const stop = (signal: NodeJS.Signals, closeEngine: () => Promise<void>) => {
+    console.log(`${signal}: closing the engine`);
+    closeEngine().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('stopping failed:', error instanceof Error ? (error.stack ?? error.message) : error);
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = signal;
+    setTimeout(() => {
+      console.error(`${signal}: still stopping after ${FORCE_EXIT_MILLIS} ms, exiting`);
+      process.exit(1);
+    }, FORCE_EXIT_MILLIS).unref();
+    if (close) stop(signal, close);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  start().then(
+    (started) => {
+      close = started;
+      if (signalled) stop(signalled, started);
+    },
+    (error: unknown) => fail(error),
+  );
+}
+
+function fail(error: unknown): never {
+  const usageError = error instanceof UsageError || error instanceof RangeError;
+  if (usageError) console.error(`${error.message}\n\n${USAGE}`);
+  else if (error instanceof ExplainedFailure) console.error(error.message);
+  else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(usageError ? 2 : 1);
+}

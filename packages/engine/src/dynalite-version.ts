@@ -2,7 +2,7 @@
  * The engine relies on dynalite's private parts (its key layout, `db/index.js` helpers, the shape of
  * its actions: see dynalite-internals.ts and staging-store.ts), which any release may change. So it
  * refuses to start unless the installed dynalite is exactly the version package.json pins. Both
- * versions are read at run time, from node_modules/dynalite/package.json and from the project's
+ * versions are read at run time, from node_modules/dynalite/package.json and from the engine's
  * package.json.
  */
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ export function dynaliteVersionProblem(installed: string | undefined, pinned: st
 export function assertDynaliteVersion(): void {
   const require = createRequire(import.meta.url);
   const installed = (require('dynalite/package.json') as { version?: string }).version;
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     dependencies?: Record<string, string>;
   };
   const problem = dynaliteVersionProblem(installed, manifest.dependencies?.dynalite);

@@ -1,6 +1,6 @@
 /**
  * Minimal types for the parts of dynalite 4.0.0 the engine reuses. dynalite ships no types; these
- * describe only what src/engine calls, as dynalite implements it (CommonJS, callback style).
+ * describe only what the engine calls, as dynalite implements it (CommonJS, callback style).
  */
 
 declare module 'dynalite/db/index.js' {

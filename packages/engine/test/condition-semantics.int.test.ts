@@ -1,6 +1,6 @@
 /**
  * Condition and write semantics as Amazon DynamoDB has them, where dynalite differed (see
- * src/engine/condition-semantics.ts): equal lists and maps compare equal, a comparison with a
+ * packages/engine/src/condition-semantics.ts): equal lists and maps compare equal, a comparison with a
  * missing operand is false, an update that only removes attributes does not create a missing item,
  * and an empty string is not a valid secondary index key value. Runs against any endpoint.
  */

@@ -14,7 +14,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 import {
   N,
   S,

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Store } from '../../src/engine/dynalite-internals';
-import { dynaliteVersionProblem } from '../../src/engine/dynalite-version';
-import { startEngine } from '../../src/engine/embedded';
-import { Engine } from '../../src/engine/engine';
+import { type Store } from '../src/dynalite-internals';
+import { dynaliteVersionProblem } from '../src/dynalite-version';
+import { startEngine } from '../src/embedded';
+import { Engine } from '../src/engine';
 import { N, S, clientFor, createTestTable, external, key, rejectionOf, testTableDefinition, uniqueTableName } from './support';
 
 const storeOf = (engine: Engine): Store => (engine as unknown as { store: Store }).store;
@@ -223,8 +223,8 @@ describe.skipIf(external)('the engine on disk across restarts', () => {
   });
 
   it('documents --sync in the CLI help', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/cli/engine.ts', '--help'], {
-      cwd: join(import.meta.dirname, '..', '..'),
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--help'], {
+      cwd: join(import.meta.dirname, '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

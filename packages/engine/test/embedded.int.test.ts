@@ -18,7 +18,7 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorResponse, startEngine, type EmbeddedEngine, type WireRequest } from '../../src/engine/embedded';
+import { errorResponse, startEngine, type EmbeddedEngine, type WireRequest } from '../src/embedded';
 import {
   N,
   S,

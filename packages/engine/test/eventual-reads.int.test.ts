@@ -17,7 +17,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 import { S, clientFor, createTestTable, external, key, uniqueTableName } from './support';
 
 describe.skipIf(external)('eventually consistent reads (embedded engine, consistency: eventual)', () => {

@@ -20,7 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 import {
   S,
   clientFor,

@@ -1,10 +1,10 @@
 /**
  * No growth per Query: every LevelDB iterator dynalite opens for a Query or Scan is closed once
- * the request is answered (src/engine/iterator-closing.ts). Counted, not timed: the engine's count
+ * the request is answered (packages/engine/src/iterator-closing.ts). Counted, not timed: the engine's count
  * of open iterators after 20k Queries. Engine-only (an external endpoint has no such count).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/engine/engine';
+import { Engine } from '../src/engine';
 import { external } from './support';
 
 const TABLE = 'memory';

@@ -18,7 +18,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 import { S, clientFor, createTestTable, external, key, uniqueTableName } from './support';
 
 const ITEMS = 10;

@@ -25,9 +25,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Store } from '../../src/engine/dynalite-internals';
-import { startEngine } from '../../src/engine/embedded';
-import { Engine } from '../../src/engine/engine';
+import type { Store } from '../src/dynalite-internals';
+import { startEngine } from '../src/embedded';
+import { Engine } from '../src/engine';
 import { HOUR, setUpStreams, streamsClientFor, summary, type StreamsHarness } from './streams-support';
 import { N, S, clientFor, external, key, rejectionOf, startCli, testTableDefinition, uniqueTableName, waitUntilActive } from './support';
 

@@ -21,8 +21,8 @@ import {
   type GetRecordsCommandOutput,
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
-import { FAITHFUL } from '../../src/engine/profiles';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
+import { FAITHFUL } from '../src/profiles';
 import { EXTERNAL_ENDPOINT, clientFor, external, testTableDefinition, uniqueTableName, waitUntilActive } from './support';
 
 export const HOUR = 60 * 60 * 1000;

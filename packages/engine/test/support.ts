@@ -20,7 +20,7 @@ import {
   type AttributeValue,
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 
 // The SDK warns once per process that its releases after January 2027 need Node 22: not news here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -163,10 +163,10 @@ export interface RunningCli {
   output(): string;
 }
 
-/** Starts `src/entry/cli/engine.ts` as its own Node process (one process: SIGKILL really kills the engine). */
+/** Starts the engine CLI (`src/main.ts`) as its own Node process (one process: SIGKILL really kills the engine). */
 export async function startCli(args: string[], nodeFlags: readonly string[] = []): Promise<RunningCli> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/entry/cli/engine.ts', ...args], {
-    cwd: join(import.meta.dirname, '..', '..'),
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: join(import.meta.dirname, '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,15 +14,16 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
-import { epochSeconds, idempotencyToItem } from '../../src/model/entity/idempotency';
+import { startEngine, type EmbeddedEngine } from '../src/embedded';
 import { N, S, clientFor, createTestTable, eventually, external, key, uniqueTableName } from './support';
 
 const TTL = 'expiresAt';
+
+/** Now, or `date`, in epoch seconds: the unit of a TTL attribute. */
+const epochSeconds = (date = new Date()) => Math.floor(date.getTime() / 1000);
 
 describe.skipIf(external)('TTL sweeper (embedded engine)', () => {
   let engine: EmbeddedEngine;
@@ -48,17 +49,11 @@ describe.skipIf(external)('TTL sweeper (embedded engine)', () => {
   const get = async (pk: string, sk: string, tableName = table) =>
     (await client.send(new GetItemCommand({ TableName: tableName, Key: key(pk, sk), ConsistentRead: true }))).Item;
 
-  it('deletes an expired idempotency record in a background sweep', async () => {
-    const record = idempotencyToItem({
-      customerId: 'cust-1',
-      key: 'retry-key-1',
-      orderId: 'order-1',
-      fingerprint: 'f',
-      expiresAt: epochSeconds() - 60,
-    });
-    const item = marshall(record);
-    await put(item);
-    const itemKey = { PK: item.PK as AttributeValue, SK: item.SK as AttributeValue };
+  // The product's own records (an expired idempotency record) are swept the same way:
+  // test/idempotency-ttl.int.test.ts, beside the product.
+  it('deletes an expired item in a background sweep', async () => {
+    const itemKey = key('ttl', 'background');
+    await put({ ...itemKey, [TTL]: N(epochSeconds() - 60) });
 
     await eventually(async () => {
       const { Item } = await client.send(new GetItemCommand({ TableName: table, Key: itemKey, ConsistentRead: true }));
@@ -125,8 +120,8 @@ describe.skipIf(external)('TTL sweeper (embedded engine)', () => {
 
 describe.skipIf(external)('engine CLI --ttl-sweep-seconds', () => {
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/entry/cli/engine.ts', ...args], {
-      cwd: join(import.meta.dirname, '..', '..'),
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: join(import.meta.dirname, '..'),
       encoding: 'utf8',
       timeout: 30_000,
     });
