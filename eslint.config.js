@@ -1,7 +1,7 @@
 // ESLint (flat config): typescript-eslint's recommended rules without type information (fast),
 // plus rules that catch real defects, and the size rule of the codebase: no file over 400 lines.
 // Formatting is Prettier's (`npm run format`); no stylistic rule here fights it.
-// The import direction between src/ folders is dependency-cruiser's (.dependency-cruiser.cjs).
+// The import direction between src/ folders, and between the workspace packages, is dependency-cruiser's (.dependency-cruiser.cjs).
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
@@ -34,12 +34,12 @@ export default defineConfig(
   },
   {
     // Typings of dynalite, an untyped JavaScript library: `any` is what it hands out.
-    files: ['src/engine/dynalite.d.ts'],
+    files: ['packages/engine/src/dynalite.d.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // Tests drive untyped wire shapes (JSON bodies, SDK internals): `any` is fine there.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/engine/test/**/*.ts', 'packages/bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

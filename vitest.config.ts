@@ -8,11 +8,18 @@ export default defineConfig({
   // imports while @graphql-tools and Apollo load the CommonJS one ("another module or realm").
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration suites each start their own engine and server on free loopback ports.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // Two projects, one run (`npm test`): the engine's conformance suite (packages/engine, `npm run
+    // test:engine` alone) and the product's. Both inherit the settings above. The workspace
+    // packages are symlinks in node_modules that Vite resolves to their real paths, so their
+    // TypeScript sources are transformed like ours.
+    projects: [
+      { extends: true, test: { name: 'engine', include: ['packages/engine/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'product', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });

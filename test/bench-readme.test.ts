@@ -1,15 +1,15 @@
 /**
  * The benchmark table of docs/benchmarks.md (linked from the README) is copied from one run: every
- * figure in it must be that run's, as `bench/results.json` (written by the same `npm run bench`)
+ * figure in it must be that run's, as `packages/bench/results.json` (written by the same `npm run bench`)
  * holds it, and the run it names (date, duration) must be that one. A page edited without a run, or
  * a run without the page, fails here.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DesignName, Results } from '../bench/report';
+import type { DesignName, Results } from '../packages/bench/report';
 
 const page = readFileSync(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
-const results = JSON.parse(readFileSync(new URL('../bench/results.json', import.meta.url), 'utf8')) as Results;
+const results = JSON.parse(readFileSync(new URL('../packages/bench/results.json', import.meta.url), 'utf8')) as Results;
 const section = page.slice(page.indexOf('## Benchmark: one table against four'), page.indexOf('## Other measured figures'));
 
 /** The page's rows, in order, and the scenario and design of results.json each one shows. */
@@ -43,7 +43,7 @@ function tableRows(): number[][] {
 }
 
 describe('the benchmark section of docs/benchmarks.md is one run of npm run bench', () => {
-  it('names the run bench/results.json holds', () => {
+  it('names the run packages/bench/results.json holds', () => {
     const date = results.config.date; // 2026-12-01T06:40:43.399Z
     expect(section).toContain(`${date.slice(0, 10)} ${date.slice(11, 16)} UTC`);
     expect(section).toContain(`${results.config.durationSec} s in the run below`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorResponse } from '../src/engine/embedded';
+import { errorResponse } from '@single-table/engine';
 import { startStack, type Stack } from './support/stack';
 import { expectError } from './support/graphql';
 import { newId } from '../src/model';

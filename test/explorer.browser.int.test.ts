@@ -17,7 +17,7 @@ import { startStack, type Stack } from './support/stack';
 import { tokens } from './support/auth';
 import { buildCustomer, customerItems, type CustomerFixture } from './support/fixtures';
 import { closeChromium, launchChromium } from './support/browser';
-import type { WireRequest } from '../src/engine/embedded';
+import type { WireRequest } from '@single-table/engine';
 
 const SCREENSHOT = fileURLToPath(new URL('../docs/images/table-view.png', import.meta.url));
 const ANA = '01JCANAGARC1A0000000000000';

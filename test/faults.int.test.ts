@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { errorResponse, startEngine, type EmbeddedEngine } from '../src/engine/embedded';
+import { errorResponse, startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { gqlAt, startServerProcess } from './support/processes';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -96,7 +96,9 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
     expect(inputs).toContain('src/entry/lambda.ts');
     expect(
       inputs.filter(
-        (input) => input.startsWith('src/engine/') || /node_modules\/(dynalite|classic-level|memory-level|level)\//.test(input),
+        (input) =>
+          /^(packages\/engine|src\/engine)\//.test(input) ||
+          /node_modules\/(@single-table\/engine|dynalite|classic-level|memory-level|level)\//.test(input),
       ),
     ).toEqual([]);
   });

@@ -8,7 +8,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, operations, type Stack } from './support/stack';
-import type { WireRequest } from '../src/engine/embedded';
+import type { WireRequest } from '@single-table/engine';
 import { bearer, tokens } from './support/auth';
 import { dataOf, expectError } from './support/graphql';
 import {

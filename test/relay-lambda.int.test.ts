@@ -174,7 +174,7 @@ describe('the relay Lambda handler', () => {
     expect(inputs).toContain('src/entry/lambda-relay.ts');
     expect(
       inputs.filter((input) =>
-        /^src\/(engine|schema|resolvers|http|live|loaders|request)\/|^src\/admission\/(?!settings|trusted-documents)|node_modules\/(dynalite|@apollo|graphql-jit)\//.test(
+        /^src\/(engine|schema|resolvers|http|live|loaders|request)\/|^packages\/engine\/|^src\/admission\/(?!settings|trusted-documents)|node_modules\/(@single-table\/engine|dynalite|@apollo|graphql-jit)\//.test(
           input,
         ),
       ),

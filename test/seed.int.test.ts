@@ -4,7 +4,7 @@
  * what the write path would have stored, so the GraphQL server serves it like its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type EmbeddedEngine } from '../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';

@@ -3,7 +3,7 @@
  * `Retry-After`, `extensions.retryable: true`, `retryAfterSeconds` and `reason`, a generic stable
  * message in production (no DynamoDB or network text), logged at warn. One formatter serves every
  * transport (src/http/plugins.ts): HTTP, Lambda and WebSocket are each covered here. Faults are the
- * engine's own (injected responses: src/engine/embedded.ts, and its forced conflicts). The same
+ * engine's own (injected responses: packages/engine/src/embedded.ts, and its forced conflicts). The same
  * file checks the production hygiene around errors: no "Did you mean" and a checked x-request-id.
  */
 import pino from 'pino';
@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEventV2, Context as LambdaContext } from 'aws-lambda';
-import { errorResponse, startEngine, type EmbeddedEngine } from '../src/engine/embedded';
+import { errorResponse, startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';

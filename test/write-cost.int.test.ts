@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
 import { dataOf } from './support/graphql';
 import { address, CREATE, freshEmail, loadCatalog, MOVE, PLACE, PUT_ADDRESS, REMOVE_ADDRESS, UPDATE } from './support/write-path';
-import type { WireRequest } from '../src/engine/embedded';
+import type { WireRequest } from '@single-table/engine';
 import { MAX_LINES, newId } from '../src/model';
 
 const PUT_PRODUCT = `mutation($input: ProductInput!) { putProduct(input: $input) { sku } }`;

@@ -1,13 +1,13 @@
 /**
  * The one bootstrap: from the configuration (src/boot/config.ts) to a running DynamoDB client, the
  * `Table` and, when asked for, the embedded engine. The server (src/entry/cli/start.ts), Lambda
- * (src/entry/lambda.ts), the tools (src/entry/cli/*.ts) and the benchmark's server (bench/child.ts) all start
+ * (src/entry/lambda.ts), the tools (src/entry/cli/*.ts) and the benchmark's server (packages/bench/child.ts) all start
  * here, so they reach the table the same way and apply the same settings.
  *
  * Where the table lives: `DYNAMODB_ENDPOINT` when set; otherwise, outside production and when the
  * caller passes `embedded`, an embedded engine (in memory, or on disk in `embedded.path`);
  * otherwise Amazon DynamoDB in `AWS_REGION`. The engine's code is passed in (`embedded.start`,
- * src/engine/embedded.ts's `startEngine`) rather than imported, so Lambda's bundle never holds it.
+ * `startEngine` of @single-table/engine) rather than imported, so Lambda's bundle never holds it.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from 'pino';
@@ -16,13 +16,13 @@ import { createDocumentClient } from '../dynamo/client';
 import { describeTable, ensureTable, type EnsureResult } from '../dynamo/definition';
 import { Table } from '../dynamo/table';
 import { Hedger } from '../dynamo/hedge';
-import type { EmbeddedEngine, EngineOptions } from '../engine/embedded';
+import type { EmbeddedEngine, EngineOptions } from '@single-table/engine';
 import { createLogger } from './logger';
 import { configureModel } from '../model/settings';
 import { loadTrustedDocuments } from '../admission/trusted-documents';
 import type { ServerOptions } from '../http/server';
 
-/** src/engine/embedded.ts's `startEngine`. */
+/** `startEngine` of @single-table/engine (packages/engine). */
 export type StartEngine = (options: EngineOptions) => Promise<EmbeddedEngine>;
 
 export interface BootstrapOptions {
@@ -34,7 +34,7 @@ export interface BootstrapOptions {
     start: StartEngine;
     path: string | undefined;
     ttlSweepSeconds?: number;
-    /** The engine's DynamoDB behaviours (src/engine/profiles.ts), e.g. FAITHFUL for the dev server. */
+    /** The engine's DynamoDB behaviours (@single-table/engine/profiles), e.g. FAITHFUL for the dev server. */
     behaviour?: Omit<EngineOptions, 'host' | 'port' | 'path' | 'debug'>;
   };
   /** Create the table (GSI1, TTL) where missing; always done on an embedded engine. */

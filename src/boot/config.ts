@@ -205,7 +205,7 @@ export function silenceSdkNodeVersionNotice(env: NodeJS.ProcessEnv = process.env
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
 
-/** The model's settings alone, for processes that need only them (bench/run.ts). */
+/** The model's settings alone, for processes that need only them (packages/bench/run.ts). */
 export function readModelSettings(env: NodeJS.ProcessEnv = process.env): ModelSettings {
   const value = env.STATUS_SHARDS;
   if (value === undefined || value === '') return { ...DEFAULT_MODEL_SETTINGS };

@@ -10,7 +10,7 @@
  */
 import { bootstrap, MissingTableError, type Runtime } from '../boot/bootstrap';
 import { readConfig } from '../boot/config';
-import { DirectoryHeldError, startEngine } from '../engine/embedded';
+import { DirectoryHeldError, startEngine } from '@single-table/engine';
 import { ExplainedFailure } from './cli';
 
 /** The table, its client, where it lives (for humans) and how to let go of it. */

@@ -6,7 +6,7 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { errorResponse } from '../../src/engine/embedded';
+import { errorResponse } from '@single-table/engine';
 import type { Item } from '../../src/dynamo/table';
 import { migrations, migrationStatuses, runMigration } from '../../src/ops/migrations';
 import { migration as m0001 } from '../../src/ops/migrations/0001-order-lines-by-sku';

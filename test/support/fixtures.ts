@@ -27,7 +27,7 @@ import {
 } from '../../src/model';
 import type { Item } from '../../src/dynamo/table';
 import type { GraphQLResponse, Stack } from './stack';
-import type { WireRequest } from '../../src/engine/embedded';
+import type { WireRequest } from '@single-table/engine';
 
 // ---- building ----------------------------------------------------------------------------------
 

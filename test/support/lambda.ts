@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { startEngine, type EmbeddedEngine } from '../../src/engine/embedded';
+import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { cognitoClaims, signingKey, startIdentityProvider, type SigningKey, type TestIdentityProvider } from './jwks';

@@ -5,8 +5,8 @@
  */
 import pino from 'pino';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startEngine, type EmbeddedEngine, type EngineOptions, type WireRequest } from '../../src/engine/embedded';
-import { FAITHFUL, STRONG, type EngineBehaviour } from '../../src/engine/profiles';
+import { startEngine, type EmbeddedEngine, type EngineOptions, type WireRequest } from '@single-table/engine';
+import { FAITHFUL, STRONG, type EngineBehaviour } from '@single-table/engine/profiles';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
@@ -107,7 +107,7 @@ export interface StackOptions {
 export type StackEngineOptions = EngineBehaviour & { strong?: boolean };
 
 /**
- * The engine every stack runs on unless a test says otherwise: src/engine/profiles.ts's FAITHFUL
+ * The engine every stack runs on unless a test says otherwise: @single-table/engine/profiles' FAITHFUL
  * (GSI lag, eventual and read-committed reads, conflicts; seeded, so a run is repeatable), as
  * `npm start` and `npm run engine` run it. Tests that read their own write through an index or
  * eventually wait for `stack.settled()`, as a client waits for "eventually".

@@ -19,7 +19,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import pino from 'pino';
 import { bootstrap } from '../../boot/bootstrap';
 import { readConfig } from '../../boot/config';
-import { startEngine } from '../../engine/embedded';
+import { startEngine } from '@single-table/engine';
 import { CheckpointStore } from '../../relay/checkpoint';
 import { startRelay } from '../../boot/relay';
 import { eventBridgePublisher, logPublisher, type Publisher } from '../../relay/publishers';
