@@ -1,6 +1,6 @@
 /**
  * The README is the front door and docs/ holds the rest (issue 20): every relative link in
- * README.md, docs/*.md and bench/README.md must name a file that exists, and a link with an anchor
+ * README.md, docs/*.md and the packages' READMEs must name a file that exists, and a link with an anchor
  * (`page.md#section`, or `#section` on the same page) a heading that page has, spelt as GitHub
  * spells heading anchors. And the README stays a front door: at most 300 lines.
  */
@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pages = [
   'README.md',
-  'bench/README.md',
+  'packages/bench/README.md',
+  'packages/engine/README.md',
   ...readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
