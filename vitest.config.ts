@@ -10,6 +10,9 @@ export default defineConfig({
   test: {
     // Integration suites each start their own engine and server on free loopback ports.
     pool: 'forks',
+    // Two files at a time on a 2-core machine (vitest's default is cores - 1: one): a suite spends
+    // much of its time waiting on its engine's simulated index lag, timers and sockets.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

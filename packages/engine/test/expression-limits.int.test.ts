@@ -170,8 +170,9 @@ describe('deeply nested expressions answer at once', () => {
   /** `(((...(a = :v)...)))` with `depth` pairs of parentheses. */
   const nested = (depth: number) => `${'('.repeat(depth)}a = :v${')'.repeat(depth)}`;
 
-  it.each([149, 40])('a condition nested %i deep is answered in well under a second, not with a server error', async (depth) => {
-    const started = performance.now();
+  // A parser that backtracked exponentially on nesting would hang here: the test's own timeout (5 s)
+  // is the guard, not a measured duration (figures belong to `npm run bench:engine`).
+  it.each([149, 40])('a condition nested %i deep is answered, not with a server error', { timeout: 5_000 }, async (depth) => {
     let outcome: string;
     try {
       await target.client.send(
@@ -186,9 +187,7 @@ describe('deeply nested expressions answer at once', () => {
     } catch (err) {
       outcome = (err as Error).name;
     }
-    const elapsed = performance.now() - started;
     expect(['ok', 'ConditionalCheckFailedException', 'ValidationException']).toContain(outcome);
-    expect(elapsed).toBeLessThan(external ? 5000 : 1000);
     if (!external) expect(outcome).toBe('ValidationException');
   });
 
