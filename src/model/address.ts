@@ -10,11 +10,10 @@
 import type { Item, Table, TransactAction } from '../dynamo/table';
 import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
-import { conflict, unavailable } from './errors';
+import { conflict } from './errors';
 import { checkKeyPart, checkText } from './keys';
-import { checkCustomerId, CUSTOMER_WRITE_ATTEMPTS, customerEvent, customerKeys, customerNotFound, profileItem } from './customer';
-import { writeTransaction } from './guards';
-import { cancellationReasons, failedCondition } from './transactions';
+import { checkCustomerId, customerEvent, customerKeys, customerNotFound, profileItem } from './customer';
+import { optimisticWrite } from './guards';
 import { addressEntity, addressToItem, type AddressRecord } from './entity/address';
 
 export const MAX_ADDRESSES = 10;
@@ -60,19 +59,20 @@ export async function putAddress(table: Table, customerId: string, input: Addres
   const id = checkCustomerId(customerId, 'customerId');
   const address = checkAddress(input);
   // customerProfile's consistent read: its label set and sequence condition the transaction.
-  let profile = await profileItem(table, id, true);
-  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
-    if (!profile) throw customerNotFound(id);
-    const labels = labelsOf(profile);
-    const adds = !labels.has(address.label);
-    if (adds && labels.size >= MAX_ADDRESSES) {
-      throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
-    }
-    const outcome = await profileTransaction(table, profile, putAddressActions(profile, id, address, adds, actor));
-    if (outcome === 'committed') return address;
-    profile = outcome.profile;
-  }
-  throw unavailable('contention', `the addresses of customer ${id} are being changed concurrently; try again`);
+  return optimisticWrite<AddressRecord>(
+    table,
+    await profileItem(table, id, true),
+    (profile) => {
+      if (!profile) throw customerNotFound(id);
+      const labels = labelsOf(profile);
+      const adds = !labels.has(address.label);
+      if (adds && labels.size >= MAX_ADDRESSES) {
+        throw conflict(`customer ${id} already has ${MAX_ADDRESSES} addresses; remove one first`, 'input.label');
+      }
+      return { write: putAddressActions(profile, id, address, adds, actor), then: address };
+    },
+    busy(id),
+  );
 }
 
 /**
@@ -85,16 +85,19 @@ export async function removeAddress(table: Table, customerId: string, label: str
   const id = checkCustomerId(customerId, 'customerId');
   const checkedLabel = checkLabel(label);
   // customerProfile's consistent read: its label set and sequence condition the transaction.
-  let profile = await profileItem(table, id, true);
-  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
-    if (!profile) throw customerNotFound(id);
-    if (!labelsOf(profile).has(checkedLabel)) return false;
-    const outcome = await profileTransaction(table, profile, removeAddressActions(profile, id, checkedLabel, actor));
-    if (outcome === 'committed') return true;
-    profile = outcome.profile;
-  }
-  throw unavailable('contention', `the addresses of customer ${id} are being changed concurrently; try again`);
+  return optimisticWrite<boolean>(
+    table,
+    await profileItem(table, id, true),
+    (profile) => {
+      if (!profile) throw customerNotFound(id);
+      if (!labelsOf(profile).has(checkedLabel)) return { done: false };
+      return { write: removeAddressActions(profile, id, checkedLabel, actor), then: true };
+    },
+    busy(id),
+  );
 }
+
+const busy = (id: string) => `the addresses of customer ${id} are being changed concurrently; try again`;
 
 /**
  * putAddress's transaction from the profile as read: its label set (`adds`: a new label) and
@@ -137,28 +140,6 @@ export function removeAddressActions(profile: Item, id: string, label: string, a
     { Delete: { Key: addressKeys.key(id, label) } },
     eventPut(event),
   ];
-}
-
-/**
- * Sends a transaction whose first action is the profile's conditioned Update: 'committed', or the
- * profile as it stood when its condition failed (undefined: it does not exist). Any other
- * cancellation returns `profile` unchanged, to be tried again: a stale one fails its condition
- * then. So a call reads the profile once. (Conflicts that outlast writeTransaction's budget are
- * UNAVAILABLE, thrown through.)
- */
-async function profileTransaction(
-  table: Table,
-  profile: Item,
-  actions: TransactAction[],
-): Promise<'committed' | { profile: Item | undefined }> {
-  try {
-    await writeTransaction(table, actions);
-    return 'committed';
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    return { profile: failedCondition(reasons[0]) ? reasons[0]?.Item : profile };
-  }
 }
 
 function labelsOf(profile: Item): Set<string> {

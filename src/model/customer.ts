@@ -22,12 +22,12 @@ import { GSI1 } from '../dynamo/definition';
 import { setFields } from '../dynamo/update-expression';
 import type { EventActor, EventType } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep, type EventDraft } from './outbox';
-import { badInput, conflict, notFound, unavailable } from './errors';
+import { badInput, conflict, notFound } from './errors';
 import { checkId, checkText, EXAMPLE_ID, newId, nowIso } from './keys';
 import { emailGuardItem, emailGuardKey } from './email';
 import { canonicalEmail } from './entity/parts';
 import { customerEntity, customerFromItem, customerToItem, type CustomerRecord } from './entity/customer';
-import { writeTransaction } from './guards';
+import { optimisticWrite, writeTransaction } from './guards';
 import { STATS_BASELINE } from './customer-stats';
 import { cancellationReasons, failedCondition } from './transactions';
 import { getRequest, pattern, queryRequest } from './declare';
@@ -202,9 +202,6 @@ export function customerEvent(eventType: EventType, customerId: string, payload:
   return { eventType, aggregateType: 'Customer', aggregateId: customerId, customerId, payload };
 }
 
-/** How many times a write of the customer aggregate tries again when another one moved its sequence first. */
-export const CUSTOMER_WRITE_ATTEMPTS = 5;
-
 /**
  * updateCustomer: reads the profile (customerProfile's consistent GetItem: its `eventSeq` and the
  * email it holds), then one transaction: the profile's new fields and sequence, conditioned on the sequence
@@ -219,28 +216,25 @@ export async function updateCustomer(table: Table, id: string, input: UpdateCust
   const customerId = checkCustomerId(id);
   const name = input.name == null ? undefined : checkName(input.name);
   const email = input.email == null ? undefined : checkEmail(input.email);
-  let root = await profileItem(table, customerId, true);
-  for (let attempt = 0; attempt < CUSTOMER_WRITE_ATTEMPTS; attempt++) {
-    if (!root) throw customerNotFound(customerId);
-    const current = customerFromItem(root);
-    const next: CustomerRecord = { ...current, name: name ?? current.name, email: email ?? current.email };
-    if (next.name === current.name && next.email === current.email) return current;
-    const moves = canonicalEmail(next.email) !== canonicalEmail(current.email);
-    const actions = updateCustomerActions(root, current, next, actor);
-    try {
-      await writeTransaction(table, actions);
-      return next;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      if (moves && failedCondition(reasons[3])) throw emailTaken(next.email);
-      // The profile changed since it was read: go on from what it holds now. Any other cancellation
-      // tries the same again: a stale root fails its condition and returns the current one. So the
-      // read above is the only read. (Conflicts that outlast writeTransaction's budget are UNAVAILABLE.)
-      if (failedCondition(reasons[0])) root = reasons[0]?.Item;
-    }
-  }
-  throw unavailable('contention', `customer ${customerId} is being changed concurrently; try again`);
+  const root = await profileItem(table, customerId, true);
+  return optimisticWrite<CustomerRecord>(
+    table,
+    root,
+    (seen) => {
+      if (!seen) throw customerNotFound(customerId);
+      const current = customerFromItem(seen);
+      const next: CustomerRecord = { ...current, name: name ?? current.name, email: email ?? current.email };
+      if (next.name === current.name && next.email === current.email) return { done: current };
+      const moves = canonicalEmail(next.email) !== canonicalEmail(current.email);
+      return {
+        write: updateCustomerActions(seen, current, next, actor),
+        then: next,
+        // The new email's guard (the fourth action) is another customer's.
+        refused: (reasons) => (moves && failedCondition(reasons[3]) ? emailTaken(next.email) : undefined),
+      };
+    },
+    `customer ${customerId} is being changed concurrently; try again`,
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Item, Table, TransactAction, WriteGuard } from '../dynamo/table';
 import { TTL_ATTRIBUTE } from '../dynamo/definition';
 import { ENTITIES, entityOf } from './entities';
 import { badInput, unavailable } from './errors';
-import { cancellationReasons, isTransactionConflict } from './transactions';
+import { cancellationReasons, failedCondition, isTransactionConflict, type CancellationReason } from './transactions';
 import { conflictRetry } from '../dynamo/backoff';
 
 export { CONFLICT_BUDGET_MS, CONFLICT_MIN_ATTEMPTS } from '../dynamo/backoff';
@@ -156,4 +156,49 @@ export const writeGuard: WriteGuard = {
 /** `table` with the write guards on every write it sends (seed, bench and test loaders use it). */
 export function guarded(table: Table): Table {
   return table.withGuard(writeGuard);
+}
+
+/** How many decisions an optimistic write makes at most before it is UNAVAILABLE (contention). */
+export const WRITE_ATTEMPTS = 5;
+
+/**
+ * What one step of an optimistic write decides from the aggregate's root item as last seen:
+ * nothing to write (`done`), or the transaction to send (`write`, its first action the root's,
+ * conditioned on what was seen and returning ALL_OLD) and what it answers once committed (`then`);
+ * `refused` turns a cancellation into the domain error it means (a taken email), if it does.
+ */
+export type WriteStep<T> =
+  { done: T } | { write: readonly TransactAction[]; then: T; refused?: (reasons: readonly CancellationReason[]) => Error | undefined };
+
+/**
+ * The one loop of optimistic writes (updateCustomer, the address mutations, updateOrderStatus,
+ * putProduct): `step` decides from the root as last seen (`seen`: read once by the caller, or
+ * undefined when it writes blind). When the root's condition fails, its item as it now stands
+ * (ALL_OLD) is the next step's, without a read; any other cancellation decides again from the same
+ * item (a stale one fails its condition then). At most WRITE_ATTEMPTS steps, then UNAVAILABLE
+ * (`contention`, retryable) saying `busy`. Transaction conflicts are writeTransaction's (a
+ * time-bounded backoff) within each step.
+ */
+export async function optimisticWrite<T>(
+  table: Table,
+  seen: Item | undefined,
+  step: (seen: Item | undefined) => WriteStep<T>,
+  busy: string,
+): Promise<T> {
+  let root = seen;
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+    const decided = step(root);
+    if ('done' in decided) return decided.done;
+    try {
+      await writeTransaction(table, decided.write);
+      return decided.then;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const refusal = decided.refused?.(reasons);
+      if (refusal) throw refusal;
+      if (failedCondition(reasons[0])) root = reasons[0]?.Item;
+    }
+  }
+  throw unavailable('contention', busy);
 }

@@ -18,10 +18,9 @@
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
-import { badInput, conflict, notFound, unavailable } from './errors';
+import { badInput, conflict, notFound } from './errors';
 import { checkId, EXAMPLE_ID } from './keys';
-import { writeTransaction } from './guards';
-import { cancellationReasons, failedCondition } from './transactions';
+import { optimisticWrite } from './guards';
 import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
 import { getRequest, pattern, queryRequest } from './declare';
@@ -195,8 +194,6 @@ export function orderFromCollection(items: readonly Item[]): OrderRecord | undef
 
 // ---- writes --------------------------------------------------------------------------------
 
-const STATUS_ATTEMPTS = 5;
-
 /**
  * updateOrderStatus: reads the header (`orderHeader`, one consistent GetItem), checks the move against the status
  * machine, and moves the header (with the order aggregate's `eventSeq`), the summary and the
@@ -217,26 +214,19 @@ export async function updateOrderStatus(
 ): Promise<OrderRecord> {
   const orderId = checkOrderId(id);
   const to = checkStatus(status);
-  let item = await orderHeader(table, orderId);
-  for (let attempt = 0; attempt < STATUS_ATTEMPTS; attempt++) {
-    const current = item ? orderFromItem(item) : undefined;
-    if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy))
-      throw notFound(`no order with id ${orderId}`);
-    if (!canMove(current.status, to)) {
-      throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
-    }
-    try {
-      await writeTransaction(table, updateOrderStatusActions(item!, current, to, actor));
-      return { ...current, status: to };
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      // Another move landed between our read and our write: check the move again against it. Any
-      // other cancellation tries the same again (a stale header fails its condition then): one read.
-      if (failedCondition(reasons[0])) item = reasons[0]?.Item;
-    }
-  }
-  throw unavailable('contention', `order ${orderId} is being changed concurrently; try again`);
+  return optimisticWrite(
+    table,
+    await orderHeader(table, orderId),
+    (item) => {
+      const current = item ? orderFromItem(item) : undefined;
+      if (!current || (options.ownedBy !== undefined && current.customerId !== options.ownedBy))
+        throw notFound(`no order with id ${orderId}`);
+      // A move that landed between the read and the write comes back as `item`: checked again against it.
+      if (!canMove(current.status, to)) throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
+      return { write: updateOrderStatusActions(item!, current, to, actor), then: { ...current, status: to } };
+    },
+    `order ${orderId} is being changed concurrently; try again`,
+  );
 }
 
 /**

@@ -15,13 +15,12 @@
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
-import { badInput, unavailable } from './errors';
+import { badInput } from './errors';
 import type { EventActor } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
-import { cancellationReasons, failedCondition } from './transactions';
 import { checkText } from './keys';
 import { checkFirst, decodeCursor, encodeCursor, type PageArgs } from './cursor';
-import { writeTransaction } from './guards';
+import { optimisticWrite } from './guards';
 import { checkSku } from './sku-index';
 import { batchGetRequest, getRequest, pattern, queryRequest } from './declare';
 import { productEntity, productFromItem, productToItem, type ProductRecord } from './entity/product';
@@ -187,7 +186,6 @@ export const catalogPrices = pattern(
 // ---- writes --------------------------------------------------------------------------------
 
 /** How many times putProduct tries again when another write of the product moved its sequence first. */
-const PRODUCT_WRITE_ATTEMPTS = 5;
 
 /**
  * putProduct: creates or replaces the product of a SKU, with its ProductPut event (the product
@@ -202,19 +200,13 @@ const PRODUCT_WRITE_ATTEMPTS = 5;
  */
 export async function putProduct(table: Table, input: ProductInput, actor: EventActor): Promise<ProductRecord> {
   const checked = checkProduct(input);
-  let stored: Item | undefined;
-  for (let attempt = 0; attempt < PRODUCT_WRITE_ATTEMPTS; attempt++) {
-    try {
-      await writeTransaction(table, putProductActions(checked, stored, actor));
-      return checked;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      // The product as it stands; any other cancellation tries the same again. putProduct never reads.
-      if (failedCondition(reasons[0])) stored = reasons[0]?.Item;
-    }
-  }
-  throw unavailable('contention', `product ${checked.sku} is being changed concurrently; try again`);
+  // It never reads: it writes the product as new, and a stored one comes back in the cancellation.
+  return optimisticWrite(
+    table,
+    undefined,
+    (stored) => ({ write: putProductActions(checked, stored, actor), then: checked }),
+    `product ${checked.sku} is being changed concurrently; try again`,
+  );
 }
 
 /**

@@ -85,6 +85,6 @@ describe('contention', () => {
     const error = await refusal(putProduct(table, PRODUCT, SYSTEM_ACTOR));
     expect(error).toMatchObject({ code: ErrorCode.UNAVAILABLE, reason: 'contention', retryAfterSeconds: 1 });
     expect(error.message).toBe(`product ${PRODUCT.sku} is being changed concurrently; try again`);
-    expect(sent).toHaveLength(5); // PRODUCT_WRITE_ATTEMPTS, no time budget spent
+    expect(sent).toHaveLength(5); // WRITE_ATTEMPTS (src/model/guards.ts), no time budget spent
   });
 });
