@@ -119,8 +119,14 @@ describe('npm start with a request hanging past the grace period', () => {
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write(`POST /graphql HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // `Expect: 100-continue`: the server's `100 Continue` says it has parsed the headers and waits
+    // for the body, which then arrives only in part.
+    const parsed = new Promise<void>((resolve) => socket.on('data', (chunk) => String(chunk).includes('100 Continue') && resolve()));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    await parsed;
+    socket.write('{"query":');
     npm.child.kill('SIGTERM');
     expect(await exitWithin(npm, 15_000)).toEqual({ code: 0, signal: null });
     await closed;

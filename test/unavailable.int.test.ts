@@ -187,12 +187,12 @@ describe('exhausted conflict retries (the engine forcing a TransactionConflict o
     await stack?.close();
   });
 
-  it('are 503 UNAVAILABLE contention within the time budget, never the engine text', async () => {
+  // The budget itself (time-bounded, full jitter, at least CONFLICT_MIN_ATTEMPTS) is checked on a
+  // virtual clock in test/model/contention.test.ts; here, what a client sees of it on the wire.
+  it('are 503 UNAVAILABLE contention after the retries, never the engine text', async () => {
     stack.engine.wire.reset();
-    const started = Date.now();
     const response = await stack.gql(CREATE, { input: { name: 'Contended', email: `${newId()}@example.com` } });
     expectUnavailable(response, 'contention', 1, 'the write kept conflicting with concurrent writes of the same items; try again');
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(stack.engine.wire.count('TransactWriteItems')).toBeGreaterThanOrEqual(3);
   });
 });
