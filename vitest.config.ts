@@ -13,6 +13,10 @@ export default defineConfig({
     // Two files at a time on a 2-core machine (vitest's default is cores - 1: one): a suite spends
     // much of its time waiting on its engine's simulated index lag, timers and sockets.
     maxWorkers: 2,
+    // A worker keeps its modules between files (the SDK, Apollo and graphql-js are loaded once per
+    // worker, not once per file): every suite starts and stops its own stack, and the one module
+    // setting a test changes (the model's shard count, test/config.test.ts) is reset after it.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

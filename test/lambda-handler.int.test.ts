@@ -96,7 +96,9 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   let created: { id: string; name: string; email: string; createdAt: string };
 
   beforeAll(async () => {
-    // Imported only now, after the environment is set, as the Lambda runtime loads it.
+    // Imported only now, after the environment is set, as the Lambda runtime loads it: a fresh module
+    // (a worker may have loaded it for another suite), so a fresh container.
+    vi.resetModules();
     const module = await import('../src/entry/lambda');
     handler = module.handler;
   });
