@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { serverSettings } from '../src/boot/bootstrap';
+import { describe, expect, it } from 'vitest';
+import { bootstrap, serverSettings } from '../src/boot/bootstrap';
 import { readConfig } from '../src/boot/config';
-import { configureModel, DEFAULT_MODEL_SETTINGS, shardOf, STATUS_SHARDS } from '../src/model';
+import { Meter } from '../src/dynamo/meter';
+import { Table } from '../src/dynamo/table';
+import { checkShardCount, DEFAULT_MODEL_SETTINGS, DEFAULT_WRITE_SHARDS, shardOf } from '../src/model';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -15,8 +17,6 @@ function sources(dir: string): string[] {
 }
 
 describe('configuration', () => {
-  afterEach(() => configureModel(DEFAULT_MODEL_SETTINGS));
-
   it('is read from the environment by src/boot/config.ts alone', () => {
     const readers = sources(join(root, 'src'))
       // A read is `process.env` in code; in a comment or a string (a bundler's `define` key) it is not.
@@ -49,12 +49,23 @@ describe('configuration', () => {
     expect(() => readConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
 
-  it('gives the model its shard count as a setting', () => {
-    expect(STATUS_SHARDS).toBe(4);
-    configureModel(readConfig({ STATUS_SHARDS: '1' }).model);
-    expect(STATUS_SHARDS).toBe(1);
-    expect(shardOf('01JD0000000000000000000000')).toBe(0);
-    expect(() => configureModel({ statusShards: 65 })).toThrow(/1\.\.64/);
+  it('gives the table its shard count as a setting', async () => {
+    expect(DEFAULT_MODEL_SETTINGS.statusShards).toBe(4);
+    expect(DEFAULT_WRITE_SHARDS).toBe(4);
+    // The bootstrap builds the table with the configured count; its derived handles keep it.
+    const runtime = await bootstrap(readConfig({ STATUS_SHARDS: '1' }));
+    try {
+      expect(runtime.table.writeShards).toBe(1);
+      expect(runtime.table.withMeter(new Meter()).writeShards).toBe(1);
+      expect(runtime.table.withGuard(undefined).writeShards).toBe(1);
+      expect(new Table('app', runtime.doc).writeShards).toBe(DEFAULT_WRITE_SHARDS);
+      expect(() => new Table('app', runtime.doc, { writeShards: 65 })).toThrow(/1\.\.64/);
+      expect(() => new Table('app', runtime.doc, { writeShards: 0 })).toThrow(/1\.\.64/);
+    } finally {
+      await runtime.close();
+    }
+    expect(shardOf('01JD0000000000000000000000', 1)).toBe(0);
+    expect(() => checkShardCount(65)).toThrow(/STATUS_SHARDS must be an integer 1\.\.64/);
   });
 
   it('gives the HTTP server and Lambda the same Apollo settings', () => {

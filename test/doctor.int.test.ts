@@ -11,6 +11,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
 import {
+  DEFAULT_WRITE_SHARDS,
   addressToItem,
   customerToItem,
   eventToItem,
@@ -173,7 +174,7 @@ describe('Table doctor', () => {
   });
 
   it('reports an order summary without its GSI1 keys as an error: ordersByStatus would never list it', async () => {
-    const { GSI1PK: _pk, GSI1SK: _sk, ...summary } = summaryToItem(anOrder());
+    const { GSI1PK: _pk, GSI1SK: _sk, ...summary } = summaryToItem(anOrder(), DEFAULT_WRITE_SHARDS);
     await inject(summary);
     const report = await doctor(stack);
     expect(issue(report, 'MISSING_GSI1_KEYS')).toMatchObject({
@@ -238,7 +239,7 @@ describe('Table doctor', () => {
 
   it('warns when one GSI1 key holds half the index or more (a status left unsharded, say)', () => {
     const items = Array.from({ length: 1200 }, (_, i) => ({
-      ...summaryToItem(anOrder({ id: `01J${String(i).padStart(23, '0')}` })),
+      ...summaryToItem(anOrder({ id: `01J${String(i).padStart(23, '0')}` }), DEFAULT_WRITE_SHARDS),
       GSI1PK: 'STATUS#PAID',
     }));
     const report = diagnose(items);

@@ -8,7 +8,7 @@ import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table } from '../src/dynamo/table';
 import { startServer, type RunningServer } from '../src/http/server';
-import { newId, putProduct, STATUS_SHARDS, SYSTEM_ACTOR } from '../src/model';
+import { newId, putProduct, DEFAULT_WRITE_SHARDS, SYSTEM_ACTOR } from '../src/model';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';
 import { gqlAt, startServerProcess, type ServerProcess } from './support/processes';
@@ -122,7 +122,7 @@ describe('DynamoDB faults the server survives', () => {
     // The shard Queries (one per shard, and a top-up of a shard that may hold more of the page:
     // src/model/shard-merge.ts), then the names' BatchGetItem and its retry of the unprocessed keys.
     const queries = operations(wire).slice(0, -2);
-    expect(queries.length).toBeGreaterThanOrEqual(STATUS_SHARDS);
+    expect(queries.length).toBeGreaterThanOrEqual(DEFAULT_WRITE_SHARDS);
     expect(new Set(queries)).toEqual(new Set(['Query']));
     expect(operations(wire).slice(-2)).toEqual(['BatchGetItem', 'BatchGetItem']);
     expect(wire.at(-1)!.body.RequestItems.app.Keys).toHaveLength(2);

@@ -17,7 +17,7 @@ import {
   type CustomerFixture,
   type OrderFixture,
 } from './support/fixtures';
-import { newId, shardOf, STATUS_SHARDS } from '../src/model';
+import { newId, shardOf, DEFAULT_WRITE_SHARDS } from '../src/model';
 
 let stack: Stack;
 let world: World;
@@ -225,14 +225,14 @@ describe('orders by status, page by page', () => {
         const shard = perShard.get(pk) ?? { requests: 0, asked: 0 };
         perShard.set(pk, { requests: shard.requests + 1, asked: shard.asked + Number(r.body.Limit) });
       }
-      expect(perShard.size).toBeLessThanOrEqual(STATUS_SHARDS);
+      expect(perShard.size).toBeLessThanOrEqual(DEFAULT_WRITE_SHARDS);
       const waves = Math.max(...[...perShard.values()].map((shard) => shard.requests));
       expect(measured.response.extensions?.dynamodb.waves).toBe(waves);
       expect(waves).toBeLessThanOrEqual(3);
       // No shard is asked for more than W items in all.
       for (const { asked } of perShard.values()) expect(asked).toBeLessThanOrEqual(8);
     }
-    expect(pages[0]!.measured.wire.length).toBeGreaterThanOrEqual(STATUS_SHARDS);
+    expect(pages[0]!.measured.wire.length).toBeGreaterThanOrEqual(DEFAULT_WRITE_SHARDS);
   });
 
   it('ends exactly on a multiple of first', async () => {
@@ -244,7 +244,7 @@ describe('orders by status, page by page', () => {
 
   it('answers a status without orders with an empty page', async () => {
     const { measured, page } = await statusPage('CANCELLED', { first: 10 });
-    expectBudget(measured, { requests: STATUS_SHARDS, waves: 1, operations: Array(STATUS_SHARDS).fill('Query') });
+    expectBudget(measured, { requests: DEFAULT_WRITE_SHARDS, waves: 1, operations: Array(DEFAULT_WRITE_SHARDS).fill('Query') });
     expect(page).toEqual({ nodes: [], edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
   });
 });
@@ -300,23 +300,23 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
   function statusPosition(
     order: { placedAt: string; id: string; customerId: string },
     patch: (key: Record<string, string>) => void = () => {},
-    scope = `status:PAID:${STATUS_SHARDS}`,
+    scope = `status:PAID:${DEFAULT_WRITE_SHARDS}`,
   ) {
     const key: Record<string, string> = {};
-    for (let shard = 0; shard < STATUS_SHARDS; shard++) key[`s${shard}`] = '';
-    key[`s${shardOf(order.id)}`] = `${order.placedAt}#${order.id}|${order.customerId}`;
+    for (let shard = 0; shard < DEFAULT_WRITE_SHARDS; shard++) key[`s${shard}`] = '';
+    key[`s${shardOf(order.id, DEFAULT_WRITE_SHARDS)}`] = `${order.placedAt}#${order.id}|${order.customerId}`;
     patch(key);
     return base64url([1, scope, key]);
   }
 
   it('refuses a hand-made status cursor naming another status, shard or a key that is not a position', async () => {
     const order = world.ordersIn('PAID')[0]!;
-    const own = shardOf(order.id);
-    const other = (own + 1) % STATUS_SHARDS;
+    const own = shardOf(order.id, DEFAULT_WRITE_SHARDS);
+    const other = (own + 1) % DEFAULT_WRITE_SHARDS;
     expect((await stack.measure(BY_STATUS, { status: 'PAID', first: 2, after: statusPosition(order) })).response.errors).toBeUndefined();
     for (const cursor of [
-      statusPosition(order, () => {}, `status:SHIPPED:${STATUS_SHARDS}`),
-      statusPosition(order, () => {}, `status:PAID:${STATUS_SHARDS + 1}`),
+      statusPosition(order, () => {}, `status:SHIPPED:${DEFAULT_WRITE_SHARDS}`),
+      statusPosition(order, () => {}, `status:PAID:${DEFAULT_WRITE_SHARDS + 1}`),
       statusPosition(order, (key) => {
         key[`s${other}`] = key[`s${own}`]!;
         key[`s${own}`] = '';
@@ -343,7 +343,7 @@ describe('bad paging input is BAD_USER_INPUT and reaches no table', () => {
 
   it('refuses a hand-made status cursor whose position names no customer, or one in another case', async () => {
     const order = world.ordersIn('PAID')[0]!;
-    const own = shardOf(order.id);
+    const own = shardOf(order.id, DEFAULT_WRITE_SHARDS);
     for (const customerId of ['not-an-id', '', `${order.customerId}#PROFILE`, order.customerId.toLowerCase()]) {
       const cursor = statusPosition(order, (key) => {
         key[`s${own}`] = `${order.placedAt}#${order.id}|${customerId}`;

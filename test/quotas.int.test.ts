@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GraphQLResponse, type Stack } from './support/stack';
 import { bearer, tokens } from './support/auth';
 import { dataOf, expectError } from './support/graphql';
-import { newId } from '../src/model';
+import { DEFAULT_WRITE_SHARDS, newId } from '../src/model';
 import { TokenBuckets } from '../src/admission/quotas';
 import { ANONYMOUS, quotaKey } from '../src/auth/principal';
 import { statusPageReadBound } from '../src/model/status-index';
 
-/** The status page's read cost: statusPageReadBound(100) (4 × 101 at 4 shards), plus 2 object fields. */
-const COST = statusPageReadBound(100) + 2;
+/** The status page's read cost: statusPageReadBound(100, DEFAULT_WRITE_SHARDS) (4 × 101 at 4 shards), plus 2 object fields. */
+const COST = statusPageReadBound(100, DEFAULT_WRITE_SHARDS) + 2;
 /** A read quota that admits one status page and not two. */
 const READS_PER_MINUTE = Math.floor(1.5 * COST);
 const STATUS_PAGE = '{ ordersByStatus(status: PAID, first: 100) { nodes { id } } }';

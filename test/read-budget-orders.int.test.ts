@@ -20,7 +20,7 @@ import {
   type CustomerFixture,
 } from './support/fixtures';
 import { loadReadWorld, SCREEN } from './support/read-world';
-import { MAX_ADDRESSES, newId, STATUS_SHARDS } from '../src/model';
+import { MAX_ADDRESSES, newId, DEFAULT_WRITE_SHARDS } from '../src/model';
 
 let stack: Stack;
 let world: World;
@@ -94,7 +94,7 @@ describe("a customer's latest orders with their lines", () => {
 /** Top-up Queries of a status page: range reads above the cut, at most one per shard but the cut's own. */
 function statusTopUps(wire: ReadonlyArray<{ operation: string; body: any }>): number {
   const topUps = wire.filter((r) => r.operation === 'Query' && String(r.body.KeyConditionExpression).includes(':cut')).length;
-  expect(topUps).toBeLessThanOrEqual(STATUS_SHARDS - 1);
+  expect(topUps).toBeLessThanOrEqual(DEFAULT_WRITE_SHARDS - 1);
   return topUps;
 }
 
@@ -107,9 +107,9 @@ describe('orders by status', () => {
     // shard may run short of its share plus margin: then it alone is read again, above the cut, in one more wave.
     const topUps = statusTopUps(measured.wire);
     expectBudget(measured, {
-      requests: STATUS_SHARDS + 1 + topUps,
+      requests: DEFAULT_WRITE_SHARDS + 1 + topUps,
       waves: topUps > 0 ? 3 : 2,
-      operations: [...Array(STATUS_SHARDS + topUps).fill('Query'), 'BatchGetItem'],
+      operations: [...Array(DEFAULT_WRITE_SHARDS + topUps).fill('Query'), 'BatchGetItem'],
     });
     const paid = world.ordersIn('PAID');
     expect(paid.length).toBeGreaterThan(50);
@@ -130,9 +130,9 @@ describe('orders by status', () => {
     const measured = await stack.measure(`{ ordersByStatus(status: PAID, first: 7) { nodes { ${ORDER_FIELDS} } } }`);
     const topUps = statusTopUps(measured.wire);
     expectBudget(measured, {
-      requests: STATUS_SHARDS + topUps,
+      requests: DEFAULT_WRITE_SHARDS + topUps,
       waves: topUps > 0 ? 2 : 1,
-      operations: Array(STATUS_SHARDS + topUps).fill('Query'),
+      operations: Array(DEFAULT_WRITE_SHARDS + topUps).fill('Query'),
     });
     expect(measured.response.data).toEqual({ ordersByStatus: { nodes: world.ordersIn('PAID').slice(0, 7).map(orderData) } });
   });

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigration } from '../src/ops/migrations';
 import { migration as m0002 } from '../src/ops/migrations/0002-status-index-shards';
-import { newId, customerToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
+import { DEFAULT_WRITE_SHARDS, newId, customerToItem, statusKeys, summaryToItem, type OrderRecord } from '../src/model';
 import { doctor } from '../src/ops/doctor';
 import { dataOf } from './support/graphql';
 import { startStack, type Stack } from './support/stack';
 
 /**
  * Migration 0002 moves order summaries onto the status index's shard keys: summaries written
- * before the index was sharded (`STATUS#<status>`) or under another `STATUS_SHARDS` are invisible
+ * before the index was sharded (`STATUS#<status>`) or under another `DEFAULT_WRITE_SHARDS` are invisible
  * to `ordersByStatus` until it runs.
  */
 let stack: Stack;
@@ -21,8 +21,8 @@ const orders: OrderRecord[] = Array.from({ length: 12 }, (_, i) => ({
   totalCents: 1000 + i,
   lineCount: 1,
 }));
-const unsharded = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `STATUS#${order.status}` });
-const wrongShard = (order: OrderRecord) => ({ ...summaryToItem(order), GSI1PK: `STATUS#${order.status}#99` });
+const unsharded = (order: OrderRecord) => ({ ...summaryToItem(order, DEFAULT_WRITE_SHARDS), GSI1PK: `STATUS#${order.status}` });
+const wrongShard = (order: OrderRecord) => ({ ...summaryToItem(order, DEFAULT_WRITE_SHARDS), GSI1PK: `STATUS#${order.status}#99` });
 
 const PAGE = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id status totalCents customer { name } } } }`;
 const expected = (status: string) =>
@@ -60,7 +60,7 @@ describe('migration 0002: the status index shard keys', () => {
       const now = after.get(`${item.PK}|${item.SK}`)!;
       if (String(item.SK).startsWith('ORDER#')) {
         const order = orders.find((o) => o.id === item.id)!;
-        expect(now).toEqual({ ...item, GSI1PK: statusKeys.ofOrder(order).GSI1PK });
+        expect(now).toEqual({ ...item, GSI1PK: statusKeys.ofOrder(order, DEFAULT_WRITE_SHARDS).GSI1PK });
       } else {
         expect(now).toEqual(item);
       }
@@ -72,13 +72,14 @@ describe('migration 0002: the status index shard keys', () => {
     expect(report.run).toMatchObject({ selected: 0, updated: 0 });
   });
 
-  it('leaves a summary alone when its status moved after the scan', () => {
+  it('leaves a summary alone when its status moved after the scan', async () => {
     const order = orders[1]!;
-    const decision = m0002.rewrite(wrongShard(order), undefined);
+    // The context a page of this table's scan is rewritten with: its shard count.
+    const decision = m0002.rewrite(wrongShard(order), await m0002.prepare(stack.table, []));
     expect(decision).toEqual({
       rewrite: {
         key: { PK: `CUSTOMER#${customer.id}`, SK: `ORDER#${order.placedAt}#${order.id}` },
-        set: { GSI1PK: statusKeys.ofOrder(order).GSI1PK },
+        set: { GSI1PK: statusKeys.ofOrder(order, DEFAULT_WRITE_SHARDS).GSI1PK },
         condition: {
           expression: '#status = :status AND GSI1PK = :was',
           names: { '#status': 'status' },

@@ -8,7 +8,17 @@ import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../src/dynamo/client';
 import { ensureTable } from '../src/dynamo/definition';
 import { Table, type Item } from '../src/dynamo/table';
-import { entityOf, isId, MAX_ADDRESSES, orderKeys, ORDER_STATUSES, STATS_ATTRIBUTES, statsOf, type OrderStatus } from '../src/model';
+import {
+  DEFAULT_WRITE_SHARDS,
+  entityOf,
+  isId,
+  MAX_ADDRESSES,
+  orderKeys,
+  ORDER_STATUSES,
+  STATS_ATTRIBUTES,
+  statsOf,
+  type OrderStatus,
+} from '../src/model';
 import { seed, type SeedTarget } from '../src/ops/seed';
 import { customerItems, orderCounts, seededCustomers, seedItems, type SeedDataOptions, type SeededCustomer } from '../src/ops/seed-data';
 import { startStack, type Stack } from './support/stack';
@@ -134,7 +144,7 @@ describe('Seeding a table with generated data', () => {
 
       expect(second).toEqual(first);
       // Exactly the generator's items, ids included.
-      expect(first).toEqual([...seedItems(options)].sort(byKey));
+      expect(first).toEqual([...seedItems(options, DEFAULT_WRITE_SHARDS)].sort(byKey));
       const keys = new Set(first!.map((item) => `${String(item.PK)}|${String(item.SK)}`));
       // The catalogue is the same for every seed (so two seeds can share a table); nothing else is shared.
       const isCatalog = (item: Item) => item.PK === 'CATALOG';
@@ -213,7 +223,7 @@ describe('Seeding a table with generated data', () => {
       expect(result.write.retries).toBeGreaterThan(0);
       expect(result.write.unprocessed).toBeGreaterThan(0);
       expect((await scanAll(target.table)).sort(byKey)).toEqual(
-        [...seedItems({ customers: 10, orders: 120, seed: 'partial' })].sort(byKey),
+        [...seedItems({ customers: 10, orders: 120, seed: 'partial' }, DEFAULT_WRITE_SHARDS)].sort(byKey),
       );
     } finally {
       await target.close();
@@ -290,7 +300,7 @@ describe('Seeded data served over GraphQL', () => {
       for (const item of items) shapes[entityOf(item)?.type ?? 'UNKNOWN'] ??= Object.keys(item).sort();
       return shapes;
     };
-    const seededWithAddresses = [...seedItems(options)].filter(
+    const seededWithAddresses = [...seedItems(options, DEFAULT_WRITE_SHARDS)].filter(
       (item) => item.PK === `CUSTOMER#${customers.find((c) => c.addresses.length > 0)!.customer.id}` || item.type !== 'CUSTOMER',
     );
     // (placeOrder's idempotency record is not among them: the seed leaves those out, see seed-data.ts.)
@@ -337,7 +347,7 @@ describe('Seeded data served over GraphQL', () => {
     expect(measured.response.data.customer.stats.orderCount).toBe(busiest.orders.length);
     expect(measured.wire.map((request) => request.operation)).toEqual(['GetItem']); // the profile alone
     // A customer without orders (none in this seed): no figures, the baseline its creation, as createCustomer writes it.
-    const profile = customerItems({ ...busiest, orders: [] })[0]!;
+    const profile = customerItems({ ...busiest, orders: [] }, DEFAULT_WRITE_SHARDS)[0]!;
     expect(profile.statsBaseline).toBe(busiest.customer.createdAt);
     expect(STATS_ATTRIBUTES.filter((name) => name in profile)).toEqual([]);
   });

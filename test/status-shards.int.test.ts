@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
+import { loadCatalog, writeHelpers } from './support/write-path';
 import { dataOf } from './support/graphql';
-import { newId, customerToItem, shardOf, STATUS_SHARDS, summaryToItem, type OrderRecord } from '../src/model';
+import { newId, customerToItem, shardOf, DEFAULT_WRITE_SHARDS, summaryToItem, statusPageReadBound, type OrderRecord } from '../src/model';
 import { firstWaveShare } from '../src/model/shard-merge';
 
 /**
@@ -20,7 +21,7 @@ const shipped: OrderRecord[] = [];
 function orderIn(shard: number, hours: number, status: OrderRecord['status'], n: number): OrderRecord {
   for (;;) {
     const id = newId();
-    if (shardOf(id) !== shard) continue;
+    if (shardOf(id, DEFAULT_WRITE_SHARDS) !== shard) continue;
     const placedAt = new Date(Date.UTC(2026, 5, 1) - hours * 3600_000).toISOString();
     return { id, customerId: customer.id, placedAt, status, totalCents: 100 + n, lineCount: 1 };
   }
@@ -31,7 +32,11 @@ beforeAll(async () => {
   while (orders.length < 45) orders.push(orderIn(0, orders.length, 'CANCELLED', orders.length));
   for (let n = 0; n < 30; n++) shipped.push(orderIn(0, n, 'SHIPPED', n));
   for (let n = 0; n < 36; n++) shipped.push(orderIn(1 + (n % 3), 30 + n, 'SHIPPED', 30 + n));
-  await stack.load([customerToItem(customer), ...orders.map(summaryToItem), ...shipped.map(summaryToItem)]);
+  await stack.load([
+    customerToItem(customer),
+    ...orders.map((order) => summaryToItem(order, DEFAULT_WRITE_SHARDS)),
+    ...shipped.map((order) => summaryToItem(order, DEFAULT_WRITE_SHARDS)),
+  ]);
   await stack.settled(); // every test reads these through GSI1, eventually consistent
 });
 afterAll(async () => {
@@ -47,8 +52,8 @@ describe('the status index with every order in one shard', () => {
       nodes: orders.slice(0, 30).map(({ id }) => ({ id })),
       pageInfo: { hasNextPage: true, endCursor: expect.any(String) },
     });
-    const share = firstWaveShare(31, STATUS_SHARDS);
-    expect(wire).toHaveLength(STATUS_SHARDS + 1);
+    const share = firstWaveShare(31, DEFAULT_WRITE_SHARDS);
+    expect(wire).toHaveLength(DEFAULT_WRITE_SHARDS + 1);
     expect(response.extensions?.dynamodb.waves).toBe(2);
     const shard0 = wire.filter((r) => r.body.ExpressionAttributeValues[':pk'].S === 'STATUS#CANCELLED#0');
     expect(shard0.map((r) => r.body.Limit)).toEqual([share, 31 - share]);
@@ -70,12 +75,12 @@ describe('the status index with every order in one shard', () => {
 const SHIPPED = `query($first: Int, $after: String) { ordersByStatus(status: SHIPPED, first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`;
 
 describe('the status index with the newest orders in one shard and older ones in the others', () => {
-  it.skipIf(STATUS_SHARDS !== 4)('reads the short shard again only above the cut, in one more wave, never past W', async () => {
+  it.skipIf(DEFAULT_WRITE_SHARDS !== 4)('reads the short shard again only above the cut, in one more wave, never past W', async () => {
     const { response, wire } = await stack.measure(SHIPPED, { first: 20 });
     expect(dataOf(response).ordersByStatus.nodes).toEqual(shipped.slice(0, 20).map(({ id }) => ({ id })));
-    const share = firstWaveShare(21, STATUS_SHARDS);
+    const share = firstWaveShare(21, DEFAULT_WRITE_SHARDS);
     expect(response.extensions?.dynamodb.waves).toBe(2);
-    expect(wire).toHaveLength(STATUS_SHARDS + 1);
+    expect(wire).toHaveLength(DEFAULT_WRITE_SHARDS + 1);
     const topUp = wire.at(-1)!.body;
     expect(topUp.ExpressionAttributeValues[':pk'].S).toBe('STATUS#SHIPPED#0');
     expect(topUp.KeyConditionExpression).toBe('GSI1PK = :pk AND GSI1SK > :cut');
@@ -94,5 +99,74 @@ describe('the status index with the newest orders in one shard and older ones in
       }
       expect(seen).toEqual(shipped.map(({ id }) => id));
     }
+  });
+});
+
+/**
+ * The shard count is the table's (`Table.writeShards`, which `STATUS_SHARDS` configures): a stack
+ * whose table has 2 writes every summary on one of 2 status keys, and reads exactly 2 per page,
+ * pages with cursors of 2 positions and is charged 2 × W by admission, beside a default stack.
+ */
+describe('a table of 2 shards', () => {
+  let two: Stack;
+  const { createCustomer, placeOrder } = writeHelpers(() => two);
+  const placed: string[] = [];
+  beforeAll(async () => {
+    two = await startStack({ writeShards: 2 });
+    await loadCatalog(two);
+    const buyer = await createCustomer('Two shards');
+    for (let n = 0; n < 12; n++) placed.unshift((await placeOrder(buyer.id)).id);
+    await two.settled(); // read through GSI1 below
+  });
+  afterAll(async () => {
+    await two?.close();
+  });
+
+  const PENDING = `query($first: Int, $after: String) { ordersByStatus(status: PENDING, first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`;
+
+  it('writes each placed summary on one of 2 shards, hashed on 2', async () => {
+    expect(two.table.writeShards).toBe(2);
+    const summaries = (await two.items()).filter((item) => item.type === 'ORDER');
+    expect(summaries).toHaveLength(12);
+    for (const summary of summaries) expect(summary.GSI1PK).toBe(`STATUS#PENDING#${shardOf(String(summary.id), 2)}`);
+    // Both shards are written to (12 random ids on 2 shards: all in one has odds 2 in 4096).
+    expect(new Set(summaries.map((summary) => summary.GSI1PK))).toEqual(new Set(['STATUS#PENDING#0', 'STATUS#PENDING#1']));
+  });
+
+  it('reads exactly 2 shards a page, in one wave, and pages through every order once', async () => {
+    const { response, wire } = await two.measure(PENDING, { first: 100 });
+    expect(dataOf(response).ordersByStatus.nodes).toEqual(placed.map((id) => ({ id })));
+    expect(wire.map((request) => request.operation)).toEqual(['Query', 'Query']);
+    expect(response.extensions?.dynamodb.waves).toBe(1);
+    expect(new Set(wire.map((request) => request.body.ExpressionAttributeValues[':pk'].S))).toEqual(
+      new Set(['STATUS#PENDING#0', 'STATUS#PENDING#1']),
+    );
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const { response: paged, wire: pageWire } = await two.measure(PENDING, { first: 5, after });
+      expect(pageWire.length).toBeLessThanOrEqual(2 + 1); // 2 shards, and a top-up wave at most one shard
+      const result: any = dataOf(paged).ordersByStatus;
+      seen.push(...result.nodes.map((n: { id: string }) => n.id));
+      if (!result.pageInfo.hasNextPage) break;
+      after = result.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(placed);
+  });
+
+  it('refuses a cursor of another shard count', async () => {
+    const fromDefault = dataOf(await stack.gql(PAGE, { first: 1 })).ordersByStatus.pageInfo.endCursor;
+    const crossed = await two.gql(`query($after: String) { ordersByStatus(status: CANCELLED, first: 1, after: $after) { nodes { id } } }`, {
+      after: fromDefault,
+    });
+    expect(crossed.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('is charged for 2 shards by admission', async () => {
+    const { response } = await two.measure(PENDING, { first: 100 });
+    expect(statusPageReadBound(100, 2)).toBe(2 * 101);
+    expect(response.extensions?.cost?.reads).toBe(statusPageReadBound(100, 2));
+    const { response: atDefault } = await stack.measure(PENDING, { first: 100 });
+    expect(atDefault.extensions?.cost?.reads).toBe(statusPageReadBound(100, DEFAULT_WRITE_SHARDS));
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, operations, type Stack } from './support/stack';
 import { dataOf, expectError } from './support/graphql';
 import { lines, loadCatalog, MOVE, PLACE, writeHelpers } from './support/write-path';
-import { idempotencyToItem, MAX_LINES, newId, shardOf } from '../src/model';
+import { DEFAULT_WRITE_SHARDS, idempotencyToItem, MAX_LINES, newId, shardOf } from '../src/model';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('placeOrder', () => {
     });
     const all = await stack.items();
     expect(all.find((i) => i.PK === `CUSTOMER#${customer.id}` && i.SK === `ORDER#2026-09-15T10:30:00.000Z#${order.id}`)).toMatchObject({
-      GSI1PK: `STATUS#PENDING#${shardOf(order.id)}`,
+      GSI1PK: `STATUS#PENDING#${shardOf(order.id, DEFAULT_WRITE_SHARDS)}`,
       GSI1SK: `2026-09-15T10:30:00.000Z#${order.id}`,
       totalCents: 3399,
     });
@@ -187,7 +187,11 @@ describe('updateOrderStatus', () => {
       const { response, wire } = await stack.measure(MOVE, { id: order.id, status });
       expect(dataOf(response).updateOrderStatus).toEqual({ id: order.id, status });
       expect(operations(wire)).toEqual(['GetItem', 'TransactWriteItems']);
-      expect(await statusOf(order.id)).toEqual({ header: status, summary: status, index: `STATUS#${status}#${shardOf(order.id)}` });
+      expect(await statusOf(order.id)).toEqual({
+        header: status,
+        summary: status,
+        index: `STATUS#${status}#${shardOf(order.id, DEFAULT_WRITE_SHARDS)}`,
+      });
     }
     const byStatus = `query($status: OrderStatus!) { ordersByStatus(status: $status, first: 100) { nodes { id } } }`;
     await stack.settled(); // ordersByStatus reads GSI1, eventually consistent: wait for the last move to show
@@ -225,7 +229,7 @@ describe('updateOrderStatus', () => {
     expect(landed.length).toBeGreaterThan(0);
     const final = await statusOf(order.id);
     expect(final.summary).toBe(final.header);
-    expect(final.index).toBe(`STATUS#${final.header}#${shardOf(order.id)}`);
+    expect(final.index).toBe(`STATUS#${final.header}#${shardOf(order.id, DEFAULT_WRITE_SHARDS)}`);
     expect(landed).toContain(final.header);
   });
 });

@@ -142,7 +142,8 @@ export interface Write {
   guarded?: true;
 }
 
-export function singleTableWrites(data: DataSet, tableName: string): Write[] {
+/** The single table's items; the summaries' status keys on `shards` shards (the servers' `STATUS_SHARDS`). */
+export function singleTableWrites(data: DataSet, tableName: string, shards: number): Write[] {
   const out: Write[] = [];
   const write = (item: Item): Write => ({ table: tableName, item, guarded: true });
   for (const { customer, addresses, orders, detail } of data.customers) {
@@ -152,7 +153,7 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
     for (const address of addresses) out.push(write(addressToItem(customer.id, address)));
     for (const order of orders) {
       const { lines: _lines, ...record } = order;
-      out.push(write(summaryToItem(record)));
+      out.push(write(summaryToItem(record, shards)));
       if (detail) {
         out.push(write(headerToItem(record)));
         for (const line of order.lines) out.push(write(indexedLineToItem(record, line)));
@@ -164,16 +165,17 @@ export function singleTableWrites(data: DataSet, tableName: string): Write[] {
 
 /**
  * The items `ordersByStatus` with names reads, for a single table of its own written under another
- * `STATUS_SHARDS` (the caller configures it): profiles and order summaries of the ordinary customers
+ * shard count (`shards`, the caller's): profiles and order summaries of the ordinary customers
  * (the growth customers' orders are older than any status page the benchmark reads).
  */
-export function statusWrites(data: DataSet, tableName: string): Write[] {
-  return singleTableWrites({ ...data, customers: data.ordinary }, tableName).filter(
+export function statusWrites(data: DataSet, tableName: string, shards: number): Write[] {
+  return singleTableWrites({ ...data, customers: data.ordinary }, tableName, shards).filter(
     ({ item }) => item.SK === 'PROFILE' || String(item.GSI1PK ?? '').startsWith('STATUS#'),
   );
 }
 
-export function multiTableWrites(data: DataSet): Write[] {
+/** The four tables' items; `statusShard` hashed on `shards` shards, as the product's. */
+export function multiTableWrites(data: DataSet, shards: number): Write[] {
   const out: Write[] = [];
   for (const { customer, addresses, orders, detail } of data.customers) {
     out.push({ table: TABLES.customers, item: { ...customer, emailLower: customer.email.toLowerCase() } });
@@ -181,7 +183,7 @@ export function multiTableWrites(data: DataSet): Write[] {
     for (const order of orders) {
       const { lines: _lines, ...header } = order;
       // The sharded status index's key, hashed as the product's (shardOf at the configured STATUS_SHARDS).
-      out.push({ table: TABLES.orders, item: { ...header, statusShard: `${order.status}#${shardOf(order.id)}` } });
+      out.push({ table: TABLES.orders, item: { ...header, statusShard: `${order.status}#${shardOf(order.id, shards)}` } });
       if (detail) for (const line of order.lines) out.push({ table: TABLES.lines, item: { orderId: order.id, ...line } });
     }
   }

@@ -152,7 +152,9 @@ async function main() {
               };
         // An OrderPlaced is counted on its order's summary (statsPending, as placeOrder writes it).
         const summary = { id: orderId, customerId: customer.id, placedAt, status: 'PENDING' as const, totalCents: 1000, lineCount: 1 };
-        return kind === 'OrderPlaced' ? [pendingStats(summaryToItem(summary)), eventToItem(event)] : [eventToItem(event)];
+        return kind === 'OrderPlaced'
+          ? [pendingStats(summaryToItem(summary, table.writeShards)), eventToItem(event)]
+          : [eventToItem(event)];
       }).flat();
       await guarded(table).putAll(items, { concurrency: 4 });
       const before = relay.counters.published;

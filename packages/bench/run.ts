@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
 import { createDocumentClient, ensureTable, devClaims, openDevIssuer, readConfig, readModelSettings } from 'single-table-graphql';
-import { configureModel, STATUS_SHARDS, DEFAULT_HEDGE_SETTINGS, type HedgeStats } from 'single-table-graphql';
+import { DEFAULT_HEDGE_SETTINGS, type HedgeStats } from 'single-table-graphql';
 import { readBenchConfig } from './config';
 import { spawnChild, type ChildHandle } from './ipc';
 import { buildDataSet, GROWTH_SIZES, multiTableWrites, singleTableWrites, statusWrites, writeAll, type DataSet } from './data';
@@ -31,8 +31,8 @@ const UNSHARDED_TABLE = 'app-unsharded';
 
 async function main() {
   const config = readBenchConfig();
-  // The data written here and the servers that read it agree on the model's settings (STATUS_SHARDS).
-  configureModel(readModelSettings());
+  // The data written here and the servers that read it agree on the status index's shard count (STATUS_SHARDS).
+  const shards = readModelSettings().statusShards;
   // The SDK's notice that its 2027 releases need Node 22 is noise here (children inherit this).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const loadBefore = loadavg();
@@ -72,13 +72,11 @@ async function main() {
     await createMultiTables(loader);
     const data = buildDataSet({ customers: config.customers, seed: config.latency.seed });
     const selected = scenarios(data, config);
-    const singleWrites = singleTableWrites(data, TABLE_NAME);
-    const multiWrites = multiTableWrites(data);
+    const singleWrites = singleTableWrites(data, TABLE_NAME, shards);
+    const multiWrites = multiTableWrites(data, shards);
     const unsharded = selected.some((scenario) => scenario.unsharded);
     if (unsharded) await ensureTable(loader, UNSHARDED_TABLE);
-    configureModel({ statusShards: 1 });
-    const unshardedWrites = unsharded ? statusWrites(data, UNSHARDED_TABLE) : [];
-    configureModel(readModelSettings());
+    const unshardedWrites = unsharded ? statusWrites(data, UNSHARDED_TABLE, 1) : [];
     await Promise.all([writeAll(loader, singleWrites), writeAll(loader, multiWrites), writeAll(loader, unshardedWrites)]);
     loader.destroy();
     const orderCount = data.customers.reduce((n, c) => n + c.orders.length, 0);
@@ -101,7 +99,7 @@ async function main() {
       raw: {},
     };
     const single = await spawn('single', { env: { ...childConfig(), BENCH_ISSUER_DIR: issuerDir } });
-    const multi = await spawn('multi', { env: childConfig({ statusShards: STATUS_SHARDS }) });
+    const multi = await spawn('multi', { env: childConfig({ statusShards: shards }) });
     const probe = await probeProductQuery(
       single.endpoint,
       (data.ordinary[0] as DataSet['ordinary'][number]).customer.id,
@@ -129,7 +127,7 @@ async function main() {
     const hedgedServers: Partial<Record<DesignName, ChildHandle>> = {};
     if (selected.some((scenario) => scenario.hedged)) {
       hedgedServers.singleTable = await spawn('single', { env: { ...childConfig({ hedge: true }), BENCH_ISSUER_DIR: issuerDir } });
-      hedgedServers.multiTable = await spawn('multi', { env: childConfig({ hedge: true, statusShards: STATUS_SHARDS }) });
+      hedgedServers.multiTable = await spawn('multi', { env: childConfig({ hedge: true, statusShards: shards }) });
       log(`hedged servers: single-table ${hedgedServers.singleTable.endpoint}, multi-table ${hedgedServers.multiTable.endpoint}`);
     }
     const targetsOf = (scenario: Scenario): Target[] => [

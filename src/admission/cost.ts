@@ -12,7 +12,7 @@
  * | `Customer.addresses` | 1 + 10 | the head Query reads the profile and at most `MAX_ADDRESSES` addresses (its Limit) |
  * | `Customer.orders(first)` | first + 1 | each window is one Query with `Limit first + 1` |
  * | `Query.order`, `Order.lines`, `OrderEvent.order` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines (a subscription: per event) |
- * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1 |
+ * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1, shards the server's table's `writeShards` (`CostSettings`) |
  * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
  * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
  * | `Mutation.placeOrder` | lines + 1 + 2 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record (at most twice) and the order |
@@ -76,6 +76,14 @@ export type { OperationEstimate } from '../request/estimate';
 
 type Args = Record<string, unknown>;
 
+/**
+ * What an estimate depends on beyond the operation: the settings of the table the server runs on
+ * (`Table.writeShards`, the status index's shard count). createAdmission takes them.
+ */
+export interface CostSettings {
+  writeShards: number;
+}
+
 /** `first` as the model will use it: the default when absent, and only 1..100 ever reads. */
 export function pageSize(args: Args): number {
   const first = args.first;
@@ -132,7 +140,7 @@ function collectionListSizes(collection: CollectionDeclaration): Record<string, 
 }
 
 /** The items a field reads itself, at most, keyed `Type.field`. Fields not listed read nothing. */
-export const FIELD_READS: Record<string, (args: Args) => number> = {
+export const FIELD_READS: Record<string, (args: Args, settings: CostSettings) => number> = {
   'Query.customer': () => CUSTOMER_READS,
   'Query.customerByEmail': () => CUSTOMER_READS,
   'Query.me': () => CUSTOMER_READS,
@@ -141,7 +149,7 @@ export const FIELD_READS: Record<string, (args: Args) => number> = {
   ...collectionReads(customerCollection),
   'Query.order': () => ORDER_DETAIL_READS,
   'Order.lines': () => ORDER_DETAIL_READS,
-  'Query.ordersByStatus': (args) => statusPageReadBound(pageSize(args)),
+  'Query.ordersByStatus': (args, settings) => statusPageReadBound(pageSize(args), settings.writeShards),
   'Query.ordersBySku': (args) => skuPageReadBound(pageSize(args)),
   'Query.product': () => 1,
   'Query.products': (args) => pageSize(args) + 1,
@@ -204,12 +212,13 @@ interface Tally {
   writes: number;
 }
 
-/** Estimates one operation of `document` with its (already coerced) variables. */
+/** Estimates one operation of `document` with its (already coerced) variables, on a table of `settings`. */
 export function estimateOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Args,
+  settings: CostSettings,
 ): OperationEstimate {
   const root =
     operation.operation === 'mutation'
@@ -218,7 +227,7 @@ export function estimateOperation(
         ? schema.getQueryType()
         : schema.getSubscriptionType();
   if (!root) return { reads: 0, cost: 0, writes: 0, mutationFields: 0, dataFields: 0, startReads: 0, startCost: 0 };
-  const walker = new Walker(schema, fragmentsOf(document), variables);
+  const walker = new Walker(schema, fragmentsOf(document), variables, settings);
   const fields = fieldsOf(schema, walker.fragments, variables, root, operation.selectionSet);
   const tally = walker.fields(fields, root, 1);
   const dataFields = [...fields.values()].filter((nodes) => !nodes[0]!.name.value.startsWith('__')).length;
@@ -252,6 +261,7 @@ class Walker {
     private readonly schema: GraphQLSchema,
     readonly fragments: Fragments,
     private readonly variables: Args,
+    private readonly settings: CostSettings,
   ) {}
 
   /** The cost of collected fields on `type`; `page` is the page size when `type` is a connection. */
@@ -281,7 +291,7 @@ class Walker {
     if (!definition) return NOTHING; // validation refused it already
     const args = getArgumentValues(definition as GraphQLField<unknown, unknown>, node, this.variables) as Args;
     const key = `${parent.name}.${name}`;
-    const reads = FIELD_READS[key]?.(args) ?? 0;
+    const reads = FIELD_READS[key]?.(args, this.settings) ?? 0;
     const writes = parent === this.schema.getMutationType() ? (MUTATION_WRITES[name]?.(args) ?? UNKNOWN_MUTATION_WRITES) : 0;
     const named = getNamedType(definition.type);
     if (!node.selectionSet || !isCompositeType(named)) return { reads, overhead: 0, writes };

@@ -57,6 +57,8 @@ export interface AdmissionOptions {
   buckets: Quotas;
   /** graphql-armor's validation rules (WebSocket validates here; Apollo validates HTTP itself). */
   validationRules?: readonly ValidationRule[];
+  /** The status index's shard count of the server's table (`Table.writeShards`): what ordersByStatus is charged for. */
+  writeShards: number;
 }
 
 /** An admitted operation: its estimate (`Context.cost`, what the log line, the plan and paid subscriptions read). */
@@ -146,7 +148,7 @@ export function createAdmission(options: AdmissionOptions) {
     if (coerced.errors) return refuse(refusal(Code.BAD_USER_INPUT, coerced.errors[0]!.message));
     let estimate: OperationEstimate;
     try {
-      estimate = estimateOperation(schema, document, operation, coerced.coerced);
+      estimate = estimateOperation(schema, document, operation, coerced.coerced, { writeShards: options.writeShards });
     } catch (error) {
       // An argument graphql cannot coerce (validation passes most of these already).
       if (error instanceof GraphQLError) return refuse(refusal(Code.BAD_USER_INPUT, error.message));

@@ -18,7 +18,6 @@ import { Table } from '../dynamo/table';
 import { Hedger } from '../dynamo/hedge';
 import type { EmbeddedEngine, EngineOptions } from '@single-table/engine';
 import { createLogger } from './logger';
-import { configureModel } from '../model/settings';
 import { loadTrustedDocuments } from '../admission/trusted-documents';
 import type { ServerOptions } from '../http/server';
 
@@ -78,13 +77,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Settings that live outside the objects built here (the model's); applied before anything runs. */
-export function applySettings(config: Config): void {
-  configureModel(config.model);
-}
-
 export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<Runtime> {
-  applySettings(config);
   let engine: EmbeddedEngine | undefined;
   let endpoint = config.endpoint;
   if (!endpoint && !config.production && options.embedded) {
@@ -121,7 +114,9 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
   }
   // One hedger per process (its latency windows and budget), shared by every operation's table.
   const hedger = config.hedging.enabled ? new Hedger(config.hedging.settings) : undefined;
-  return { config, doc, table: new Table(config.tableName, doc, { hedger }), engine, endpoint, where, ensured, close };
+  // The model's settings live on the table: its status index's shard count (STATUS_SHARDS).
+  const table = new Table(config.tableName, doc, { hedger, writeShards: config.model.statusShards });
+  return { config, doc, table, engine, endpoint, where, ensured, close };
 }
 
 /** The logger of the configuration. */

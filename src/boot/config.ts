@@ -43,7 +43,7 @@ export interface Config {
   /** A GraphQL Code Generator persisted-documents manifest: production then runs only those. */
   readonly trustedDocuments: string | undefined;
   readonly quotas: Partial<QuotaSettings>;
-  /** The model's settings (src/model/settings.ts): `STATUS_SHARDS`. */
+  /** The model's settings (src/model/settings.ts): `STATUS_SHARDS`, which the bootstrap builds the table with (`Table.writeShards`). */
   readonly model: ModelSettings;
   /** pino level: `LOG_LEVEL`, else silent under Vitest, else info. */
   readonly logLevel: string;

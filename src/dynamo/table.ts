@@ -63,7 +63,22 @@ export interface WriteGuard {
   }): void;
 }
 
+/** How many keys a write-sharded index key spreads over when the table names no count (the status index's shards). */
+export const DEFAULT_WRITE_SHARDS = 4;
+
+/** Checks a write-shard count: an integer 1..64. */
+export function checkWriteShards(shards: number, name = 'writeShards'): number {
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`${name} must be an integer 1..64, got ${shards}`);
+  return shards;
+}
+
 export interface TableOptions {
+  /**
+   * How many keys each write-sharded index key is spread over on this table (the status index:
+   * `STATUS#<status>#<n>`, n < writeShards); every writer and reader of the table must agree.
+   * Default `DEFAULT_WRITE_SHARDS`; an integer 1..64.
+   */
+  writeShards?: number | undefined;
   /** The meter of the operation these requests belong to; default: totals only, no records. */
   meter?: Meter;
   /** Checks every write before it is sent; default none. */
@@ -87,6 +102,8 @@ export class Table {
   readonly meter: Meter;
   readonly guard: WriteGuard | undefined;
   readonly hedger: Hedger | undefined;
+  /** The write-shard count of the table's data (`TableOptions.writeShards`). */
+  readonly writeShards: number;
 
   constructor(
     readonly name: string,
@@ -96,15 +113,16 @@ export class Table {
     this.meter = options.meter ?? Meter.counters();
     this.guard = options.guard;
     this.hedger = options.hedger;
+    this.writeShards = options.writeShards === undefined ? DEFAULT_WRITE_SHARDS : checkWriteShards(options.writeShards);
   }
 
   withMeter(meter: Meter): Table {
-    return new Table(this.name, this.client, { meter, guard: this.guard, hedger: this.hedger });
+    return new Table(this.name, this.client, { meter, guard: this.guard, hedger: this.hedger, writeShards: this.writeShards });
   }
 
   /** The same table with `guard` on every write (undefined: none, for deliberately bad fixtures). */
   withGuard(guard: WriteGuard | undefined): Table {
-    return new Table(this.name, this.client, { meter: this.meter, guard, hedger: this.hedger });
+    return new Table(this.name, this.client, { meter: this.meter, guard, hedger: this.hedger, writeShards: this.writeShards });
   }
 
   async get(input: Omit1<GetCommandInput>): Promise<Item | undefined> {

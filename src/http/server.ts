@@ -106,6 +106,7 @@ export function createApollo(
           production: options.production,
           trusted: options.trustedDocuments,
           buckets: options.buckets ?? createQuotas({ ...QUOTA_DEFAULTS, ...options.quotas }),
+          writeShards: options.table.writeShards,
         }),
       ),
       // Without a landing-page plugin Apollo would add its CDN-loaded Sandbox in development.

@@ -114,6 +114,7 @@ export function attachLiveServer(options: LiveServerOptions): LiveServer {
     trusted: options.trustedDocuments,
     buckets: options.quotas,
     validationRules: options.validationRules,
+    writeShards: options.table.writeShards,
   });
   let closing = false;
 

@@ -18,8 +18,20 @@ export interface KeyPart {
   doc?: string;
   /** Turns a value into its key form (a line number into 4 digits, an email into its canonical form). */
   format?: (value: string | number) => string;
-  /** Where an item holds the value: the attribute of the part's name when absent. */
-  from?: (item: Item) => unknown;
+  /**
+   * Where an item holds the value: the attribute of the part's name when absent. A part computed
+   * from the item (the status shard) reads what it depends on beyond the item from `context`; it
+   * returns undefined without it, and the key cannot be built.
+   */
+  from?: (item: Item, context: KeyContext | undefined) => unknown;
+}
+
+/**
+ * What a key derivation needs beyond the item's own values: the table's settings (the status
+ * index's shard count, `Table.writeShards`). Passed explicitly, never read from a global.
+ */
+export interface KeyContext {
+  writeShards: number;
 }
 
 export type KeyParts = Record<string, KeyPart>;
@@ -31,7 +43,7 @@ export interface KeyTemplate {
   /** As documented: `CUSTOMER#<customerId>`. */
   doc: string;
   slots: readonly string[];
-  build(values: KeyValues): string;
+  build(values: KeyValues, context?: KeyContext): string;
   /** The values of a key text of exactly this shape; undefined otherwise. */
   parse(text: unknown): Record<string, string> | undefined;
   /** The literal text before the first part (the whole text when there is none). */
@@ -53,9 +65,9 @@ export function keyTemplate(text: string, parts: KeyParts): KeyTemplate {
   const pattern = new RegExp(
     `^${pieces.map((piece, i) => (i % 2 === 0 ? escape(piece) : `(?<${piece}>${parts[piece]!.shape})`)).join('')}$`,
   );
-  const formatted = (slot: string, values: KeyValues) => {
+  const formatted = (slot: string, values: KeyValues, context: KeyContext | undefined) => {
     const part = parts[slot]!;
-    const value = values[slot] ?? part.from?.(values);
+    const value = values[slot] ?? part.from?.(values, context);
     if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`key template ${text} needs a value for {${slot}}`);
     return part.format ? part.format(value) : String(value);
   };
@@ -65,7 +77,7 @@ export function keyTemplate(text: string, parts: KeyParts): KeyTemplate {
     doc: pieces.map((piece, i) => (i % 2 === 0 ? piece : `<${parts[piece]!.doc ?? piece}>`)).join(''),
     slots,
     prefix,
-    build: (values) => pieces.map((piece, i) => (i % 2 === 0 ? piece : formatted(piece, values))).join(''),
+    build: (values, context) => pieces.map((piece, i) => (i % 2 === 0 ? piece : formatted(piece, values, context))).join(''),
     parse: (value) => {
       if (typeof value !== 'string') return undefined;
       const groups = pattern.exec(value)?.groups;
@@ -129,10 +141,13 @@ export interface EntityDeclaration<T extends string = string> {
   isPart(part: string, value: unknown): boolean;
   /** The table key of the item these values name. */
   key(values: KeyValues): Key;
-  /** The GSI1 keys of the item these values name (an entity without GSI1 keys throws). */
-  gsi1(values: KeyValues): { GSI1PK: string; GSI1SK: string };
-  /** Every key attribute and `type`: what an item of the entity starts with. */
-  itemKeys(values: KeyValues): Item;
+  /**
+   * The GSI1 keys of the item these values name (an entity without GSI1 keys throws); `context`
+   * for parts computed from it (the summary's shard: the table's `writeShards`).
+   */
+  gsi1(values: KeyValues, context?: KeyContext): { GSI1PK: string; GSI1SK: string };
+  /** Every key attribute and `type`: what an item of the entity starts with (`context` as for `gsi1`). */
+  itemKeys(values: KeyValues, context?: KeyContext): Item;
   /**
    * The part values of a key: its PK and SK, and any other key attribute it holds (no other
    * attribute), when each has its template's shape and shared parts agree; undefined otherwise.
@@ -145,9 +160,10 @@ export interface EntityDeclaration<T extends string = string> {
   matches(item: Item): boolean;
   /**
    * The GSI1 keys an item of this entity must carry, computed from its own attributes; undefined
-   * when they cannot be (a malformed item). Absent when the keys depend on other items.
+   * when they cannot be (a malformed item). Absent when the keys depend on other items. `context`:
+   * the table's settings the keys depend on (`{ writeShards }` of the table the item lives in).
    */
-  gsi1Of?(item: Item): { GSI1PK: string; GSI1SK: string } | undefined;
+  gsi1Of?(item: Item, context: KeyContext): { GSI1PK: string; GSI1SK: string } | undefined;
 }
 
 export function defineEntity<const T extends string>(spec: EntitySpec<T>): EntityDeclaration<T> {
@@ -159,9 +175,9 @@ export function defineEntity<const T extends string>(spec: EntitySpec<T>): Entit
   };
   const shapes = new Map(Object.entries(parts).map(([name, part]) => [name, new RegExp(`^(?:${part.shape})$`)]));
   const isPart = (part: string, value: unknown) => typeof value === 'string' && (shapes.get(part)?.test(value) ?? false);
-  const gsi1 = (values: KeyValues) => {
+  const gsi1 = (values: KeyValues, context?: KeyContext) => {
     if (!templates.GSI1PK || !templates.GSI1SK) throw new Error(`${spec.name} has no GSI1 keys`);
-    return { GSI1PK: templates.GSI1PK.build(values), GSI1SK: templates.GSI1SK.build(values) };
+    return { GSI1PK: templates.GSI1PK.build(values, context), GSI1SK: templates.GSI1SK.build(values, context) };
   };
   const claims = (item: Item) => templates.PK.claims(item.PK) && templates.SK.claims(item.SK);
   const entity: EntityDeclaration<T> = {
@@ -176,10 +192,10 @@ export function defineEntity<const T extends string>(spec: EntitySpec<T>): Entit
     isPart,
     key: (values) => ({ PK: templates.PK.build(values), SK: templates.SK.build(values) }),
     gsi1,
-    itemKeys: (values) => ({
-      PK: templates.PK.build(values),
-      SK: templates.SK.build(values),
-      ...(spec.gsi1 ? gsi1(values) : {}),
+    itemKeys: (values, context) => ({
+      PK: templates.PK.build(values, context),
+      SK: templates.SK.build(values, context),
+      ...(spec.gsi1 ? gsi1(values, context) : {}),
       type: spec.type,
     }),
     parseKey: (key) => {
@@ -201,16 +217,16 @@ export function defineEntity<const T extends string>(spec: EntitySpec<T>): Entit
   };
   if (spec.gsi1 && spec.gsi1.fromItem !== false) {
     const slots = [...new Set([...templates.GSI1PK!.slots, ...templates.GSI1SK!.slots])];
-    entity.gsi1Of = (item) => {
+    entity.gsi1Of = (item, context) => {
       const values: Record<string, string | number> = {};
       for (const slot of slots) {
         const part = parts[slot]!;
-        const value = part.from ? part.from(item) : item[slot];
+        const value = part.from ? part.from(item, context) : item[slot];
         if (typeof value !== 'string' && typeof value !== 'number') return undefined;
         if (!isPart(slot, part.format ? part.format(value) : String(value))) return undefined;
         values[slot] = value;
       }
-      return gsi1(values);
+      return gsi1(values, context);
     };
   }
   return entity;

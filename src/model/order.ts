@@ -223,7 +223,7 @@ export async function updateOrderStatus(
         throw notFound(`no order with id ${orderId}`);
       // A move that landed between the read and the write comes back as `item`: checked again against it.
       if (!canMove(current.status, to)) throw conflict(`an order cannot move from ${current.status} to ${to}`, 'status');
-      return { write: updateOrderStatusActions(item!, current, to, actor), then: { ...current, status: to } };
+      return { write: updateOrderStatusActions(item!, current, to, actor, table.writeShards), then: { ...current, status: to } };
     },
     `order ${orderId} is being changed concurrently; try again`,
   );
@@ -232,9 +232,15 @@ export async function updateOrderStatus(
 /**
  * updateOrderStatus's transaction from the header as read (`header`, its status and sequence): the
  * header's status and sequence, the summary's status and GSI1 key, both conditioned on the status
- * read, and OrderStatusChanged (the order's own sequence).
+ * read, and OrderStatusChanged (the order's own sequence). `shards`: the table's `writeShards`.
  */
-export function updateOrderStatusActions(header: Item, current: OrderRecord, to: OrderStatus, actor: EventActor): TransactAction[] {
+export function updateOrderStatusActions(
+  header: Item,
+  current: OrderRecord,
+  to: OrderStatus,
+  actor: EventActor,
+  shards: number,
+): TransactAction[] {
   const orderId = current.id;
   const step = sequenceStep(sequenceOf(header));
   const event = outboxEvent(
@@ -267,7 +273,10 @@ export function updateOrderStatusActions(header: Item, current: OrderRecord, to:
         UpdateExpression: 'SET #status = :to, GSI1PK = :gsi1pk',
         ConditionExpression: '#status = :from',
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':gsi1pk': orderSummaryEntity.gsi1({ ...current, status: to }).GSI1PK },
+        ExpressionAttributeValues: {
+          ...values,
+          ':gsi1pk': orderSummaryEntity.gsi1({ ...current, status: to }, { writeShards: shards }).GSI1PK,
+        },
       },
     },
     eventPut(event),

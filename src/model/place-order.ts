@@ -148,7 +148,7 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
     lines,
   };
   const now = epochSeconds();
-  const actions = guardActions(placeOrderActions(order, { key, fingerprint: digest, now }, actor));
+  const actions = guardActions(placeOrderActions(order, { key, fingerprint: digest, now }, actor, table.writeShards));
   if (actions.length !== ORDER_FIXED_ACTIONS + lines.length)
     throw new Error('placeOrder writes ORDER_FIXED_ACTIONS items besides its lines');
   // Wave 2: the transaction. Every item in it is new, so the only item another request can hold
@@ -182,12 +182,13 @@ export async function placeOrder(table: Table, input: PlaceOrderInput, actor: Ev
  * placeOrder's transaction, every item new: the idempotency record claimed for `claim.key` (free or
  * expired at `claim.now`), the summary (stats pending), the header holding the order aggregate's
  * sequence, one item a line (with its SKU index keys) and OrderPlaced, the aggregate's sequence 1.
- * No item of the customer is written.
+ * No item of the customer is written. `shards`: the table's `writeShards` (the summary's status key).
  */
 export function placeOrderActions(
   order: OrderRecord & { lines: readonly OrderLineRecord[] },
   claim: { key: string; fingerprint: string; now: number },
   actor: EventActor,
+  shards: number,
 ): TransactAction[] {
   const { id, customerId, status, totalCents, lineCount, placedAt } = order;
   const event = outboxEvent(
@@ -211,7 +212,7 @@ export function placeOrderActions(
   return [
     // The claim is its declared pattern's request (idempotency.ts): what comes back when it fails.
     ...idempotencyClaim.request(record, claim.now).actions,
-    { Put: { Item: pendingStats(summaryToItem(order)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: pendingStats(summaryToItem(order, shards)), ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { Item: { ...headerToItem(order), [EVENT_SEQ]: event.sequence }, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...order.lines.map((line): TransactAction => ({ Put: { Item: indexedLineToItem(order, line) } })),
     eventPut(event),

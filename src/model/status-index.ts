@@ -5,7 +5,8 @@
  * order summaries' GSI1 keys (`orderSummaryEntity`, entity/order.ts).
  *
  * Every new order is PENDING, so one `STATUS#PENDING` key would take every order write on one
- * index partition (1,000 WCU/s at most). Summaries spread over `STATUS_SHARDS` keys instead,
+ * index partition (1,000 WCU/s at most). Summaries spread over the table's `writeShards` keys instead
+ * (`Table.writeShards`, configured by `STATUS_SHARDS`; `DEFAULT_WRITE_SHARDS`, 4, by default),
  * `STATUS#<status>#<n>` with n = hash(orderId) mod shards, so one order always stays in its shard.
  *
  * A page queries every shard in one wave (its share of the page plus a small margin, newest first),
@@ -16,7 +17,7 @@
  * (fewer once shards run dry, a few more when a shard ran short), and paging visits every order
  * exactly once.
  */
-import type { Item, Table } from '../dynamo/table';
+import { DEFAULT_WRITE_SHARDS, type Item, type Table } from '../dynamo/table';
 import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage, type PageArgs } from './cursor';
@@ -26,27 +27,27 @@ import { pattern, queryRequest, type QueryRequest } from './declare';
 import { orderSummaryEntity, shardOf, type OrderStatus } from './entities';
 import { checkStatus, orderFromItem, type OrderRecord } from './order';
 import { newestAcrossShards, shardedReadBound, type ShardQuery, type ShardRead } from './shard-merge';
-// How many GSI1 keys each status is spread over (configured at start-up: src/model/settings.ts).
-import { STATUS_SHARDS } from './settings';
 
 export const STATUS_PREFIX = orderSummaryEntity.templates.GSI1PK!.prefix;
 
 /** The status index keys of order summaries, built from their declaration (entity/order.ts). */
 export const statusKeys = {
   gsi1pk: (status: OrderStatus, shard: number) => orderSummaryEntity.templates.GSI1PK!.build({ status, shard }),
-  ofOrder: (order: Pick<OrderRecord, 'id' | 'status' | 'placedAt'>) => orderSummaryEntity.gsi1(order),
+  ofOrder: (order: Pick<OrderRecord, 'id' | 'status' | 'placedAt'>, shards: number) =>
+    orderSummaryEntity.gsi1(order, { writeShards: shards }),
 };
 
 /** Where a shard stands between pages: not started, after a key, or exhausted. */
 type Position = { kind: 'start' } | { kind: 'after'; key: Record<string, string> } | { kind: 'done' };
 
 /**
- * The most index items one page of `first` reads, whatever the data: `STATUS_SHARDS × W` with
+ * The most index items one page of `first` reads on `shards` shards (the table's `writeShards`),
+ * whatever the data: `shards × W` with
  * W = first + 1, since no shard is read past W items (shard-merge.ts): a shard that has given W
  * items holds the page's last one or an older one. The cost estimate (src/admission/cost.ts) charges exactly this.
  */
-export function statusPageReadBound(first: number): number {
-  return shardedReadBound(first + 1, STATUS_SHARDS);
+export function statusPageReadBound(first: number, shards: number): number {
+  return shardedReadBound(first + 1, shards);
 }
 
 /**
@@ -77,19 +78,22 @@ export const ordersByStatus = pattern(
     graphql: ['Query.ordersByStatus'],
     request: shardQuery,
     example: ['PAID', 0, { limit: 8, next: undefined, above: `2026-09-01T10:00:00.000Z#${EXAMPLE_ID}` }],
-    // Every shard's Limits stop at W = first + 1 items in all (shard-merge.ts), whatever the waves.
-    bound: (_status: string, args: PageArgs) => statusPageReadBound(checkFirst(args.first)),
+    // Every shard's Limits stop at W = first + 1 items in all (shard-merge.ts), whatever the waves. The
+    // declaration states it at the default shard count; a table of another count reads
+    // statusPageReadBound(first, table.writeShards), which admission charges (src/admission/cost.ts).
+    bound: (_status: string, args: PageArgs) => statusPageReadBound(checkFirst(args.first), DEFAULT_WRITE_SHARDS),
     scale: { name: 'first', args: (first): [string, PageArgs] => ['PAID', { first }] },
-    note: `one Query a shard (${STATUS_SHARDS} shards) in one wave, without GSI1SK > :cut; a shard that may hold more of the page again, with it (the page's last); no shard read past first + 1 items`,
+    note: `one Query a shard (the table's writeShards, ${DEFAULT_WRITE_SHARDS} by default) in one wave, without GSI1SK > :cut; a shard that may hold more of the page again, with it (the page's last); no shard read past first + 1 items`,
   },
   async function ordersByStatus(table: Table, status: string, args: PageArgs): Promise<OrderPage> {
     const checked = checkStatus(status);
     const first = checkFirst(args.first);
-    const scope = `status:${checked}:${STATUS_SHARDS}`;
+    const shards = table.writeShards;
+    const scope = `status:${checked}:${shards}`;
     const positions =
       args.after == null
-        ? Array.from({ length: STATUS_SHARDS }, (): Position => ({ kind: 'start' }))
-        : decodePositions(args.after, scope, checked);
+        ? Array.from({ length: shards }, (): Position => ({ kind: 'start' }))
+        : decodePositions(args.after, scope, checked, shards);
     const wanted = first + 1;
     const { reads, merged } = await newestAcrossShards<Item>(
       positions.map((position) => ({ next: position.kind === 'after' ? position.key : undefined, exhausted: position.kind === 'done' })),
@@ -104,7 +108,7 @@ export const ordersByStatus = pattern(
       merged.length > first,
       () => {
         const current = [...positions];
-        const takenPerShard = new Array<number>(STATUS_SHARDS).fill(0);
+        const takenPerShard = new Array<number>(shards).fill(0);
         return taken.map(({ item, shard }) => {
           takenPerShard[shard]! += 1;
           const read: ShardRead<Item> = reads[shard]!;
@@ -141,11 +145,11 @@ function encodePositions(positions: readonly Position[]): CursorKey {
   return key;
 }
 
-function decodePositions(cursor: string, scope: string, status: OrderStatus): Position[] {
+function decodePositions(cursor: string, scope: string, status: OrderStatus, shards: number): Position[] {
   const positions: Position[] = [];
   decodeCursor(cursor, scope, (key) => {
-    if (Object.keys(key).length !== STATUS_SHARDS) return false;
-    for (let shard = 0; shard < STATUS_SHARDS; shard++) {
+    if (Object.keys(key).length !== shards) return false;
+    for (let shard = 0; shard < shards; shard++) {
       const value = key[`s${shard}`];
       if (value === undefined) return false;
       if (value === '') positions.push({ kind: 'start' });
@@ -154,13 +158,14 @@ function decodePositions(cursor: string, scope: string, status: OrderStatus): Po
         const [gsi1sk = '', customerId = '', ...rest] = value.split('|');
         // The shapes are the summary's declared key parts; the full key is built from them.
         const at = orderSummaryEntity.templates.GSI1SK!.parse(gsi1sk);
-        if (rest.length > 0 || !at || !orderSummaryEntity.isPart('customerId', customerId) || shardOf(at.id!) !== shard) return false;
+        if (rest.length > 0 || !at || !orderSummaryEntity.isPart('customerId', customerId) || shardOf(at.id!, shards) !== shard)
+          return false;
         const order = { customerId, placedAt: at.placedAt!, id: at.id!, status };
-        positions.push({ kind: 'after', key: { ...orderSummaryEntity.gsi1(order), ...orderSummaryEntity.key(order) } });
+        positions.push({ kind: 'after', key: { ...statusKeys.ofOrder(order, shards), ...orderSummaryEntity.key(order) } });
       }
     }
     return true;
   });
-  if (positions.length !== STATUS_SHARDS) throw badInput('after is not a cursor of this list', 'after');
+  if (positions.length !== shards) throw badInput('after is not a cursor of this list', 'after');
   return positions;
 }

@@ -7,7 +7,7 @@
  *
  * Keyed by the GraphQL mutation each model operation serves; the model itself knows no GraphQL.
  */
-import type { Item, TransactAction } from '../dynamo/table';
+import { DEFAULT_WRITE_SHARDS, type Item, type TransactAction } from '../dynamo/table';
 import type { EventActor } from './events';
 import { createCustomerActions, customerToItem, type CustomerRecord, updateCustomerActions } from './customer';
 import { putAddressActions, removeAddressActions } from './address';
@@ -55,7 +55,9 @@ const fixed = {
     putAddressActions(profile, customer.id, address, false, actor),
   ),
   removeAddress: most(removeAddressActions(profile, customer.id, address.label, actor)),
-  updateOrderStatus: most(updateOrderStatusActions({ ...headerToItem(order(1)), [EVENT_SEQ]: 1 }, order(1), 'PAID', actor)),
+  updateOrderStatus: most(
+    updateOrderStatusActions({ ...headerToItem(order(1)), [EVENT_SEQ]: 1 }, order(1), 'PAID', actor, DEFAULT_WRITE_SHARDS),
+  ),
   putProduct: most(
     putProductActions(product, undefined, actor),
     putProductActions(product, { ...productToItem(product), [EVENT_SEQ]: 3 }, actor),
@@ -64,7 +66,7 @@ const fixed = {
 
 /** Items placeOrder writes for an order of `lines` lines: its transaction built for such an order. */
 function placeOrderWrites(lines: number): number {
-  return placeOrderActions(order(Math.max(1, lines)), { key: 'bound', fingerprint: 'bound', now: 0 }, actor).length;
+  return placeOrderActions(order(Math.max(1, lines)), { key: 'bound', fingerprint: 'bound', now: 0 }, actor, DEFAULT_WRITE_SHARDS).length;
 }
 
 /** The items each mutation writes at most; placeOrder's from the lines of its input. */

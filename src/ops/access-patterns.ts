@@ -2,9 +2,10 @@
  * The access-pattern document, rendered from the model's own declarations (src/model/entities.ts
  * lists the entities, src/model/catalog.ts the access patterns); each pattern's row is computed by
  * src/model/pattern-doc.ts from the requests its builder builds.
- * `npm run access-patterns` writes it to docs/access-patterns.md.
+ * `npm run access-patterns` writes it to docs/access-patterns.md. It states the default shard count
+ * (`DEFAULT_WRITE_SHARDS`), whatever the environment, so the page is one text everywhere.
  */
-import { accessPatterns, documentPattern, entities, STATUS_SHARDS } from '../model';
+import { accessPatterns, DEFAULT_WRITE_SHARDS, documentPattern, entities } from '../model';
 import { GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../dynamo/definition';
 
 export function renderAccessPatterns(): string {
@@ -34,7 +35,7 @@ export function renderAccessPatterns(): string {
       ]),
     ),
     '',
-    `GSI1 projects INCLUDE: ${GSI1_PROJECTED_ATTRIBUTES.map(code).join(', ')}. The status index is spread over ${STATUS_SHARDS} shards (\`STATUS_SHARDS\`).`,
+    `GSI1 projects INCLUDE: ${GSI1_PROJECTED_ATTRIBUTES.map(code).join(', ')}. The status index is spread over the table's \`writeShards\` shards (\`STATUS_SHARDS\`; ${DEFAULT_WRITE_SHARDS} by default, the count the bounds below are stated at).`,
     'There is no LSI.',
     '',
     '## Access patterns',

@@ -6,7 +6,7 @@
  * recording issues with their first examples by key order. `report()` turns what it has seen into a
  * `DoctorReport`, and can be called again. It holds counters per key, never the items.
  */
-import type { Item } from '../dynamo/table';
+import { DEFAULT_WRITE_SHARDS, type Item } from '../dynamo/table';
 import { GSI1, GSI1_PROJECTED_ATTRIBUTES, TTL_ATTRIBUTE, tableDefinition } from '../dynamo/definition';
 import { entities, entityOf, itemSize, MAX_ITEM_BYTES, type EntityDeclaration } from '../model';
 import { compare, pct, readUnits, round1, round4 } from './doctor-figures';
@@ -43,6 +43,7 @@ interface Counter {
 export class TableAnalyzer {
   private readonly top: number;
   private readonly maxExamples: number;
+  private readonly writeShards: number;
   private readonly byEntity = new Map<EntityDeclaration | null, Counter>();
   private readonly byPk = new Map<string, { items: number; bytes: number }>();
   private readonly byGsi1pk = new Map<string, { items: number; bytes: number }>();
@@ -58,6 +59,7 @@ export class TableAnalyzer {
   ) {
     this.top = options.top ?? 10;
     this.maxExamples = options.maxExamples ?? 20;
+    this.writeShards = options.writeShards ?? DEFAULT_WRITE_SHARDS;
     for (const entity of entities()) this.byEntity.set(entity, { items: 0, bytes: 0, largest: 0 });
     this.checkTable();
   }
@@ -112,7 +114,7 @@ export class TableAnalyzer {
       const missing = ['GSI1PK', 'GSI1SK'].filter((attribute) => typeof item[attribute] !== 'string' || item[attribute] === '');
       this.issue('MISSING_GSI1_KEYS', { entity: name, key, detail: `missing ${missing.join(' and ')}` });
     }
-    const expected = hasGsi1 ? entity.gsi1Of?.(item) : undefined;
+    const expected = hasGsi1 ? entity.gsi1Of?.(item, { writeShards: this.writeShards }) : undefined;
     if (expected && (expected.GSI1PK !== item.GSI1PK || expected.GSI1SK !== item.GSI1SK)) {
       this.issue('STALE_GSI1_KEYS', {
         entity: name,

@@ -192,4 +192,9 @@ export interface AnalyzeOptions {
   top?: number;
   /** Examples kept per issue. Default 20. */
   maxExamples?: number;
+  /**
+   * The table's status-index shard count, which the expected GSI1 keys are computed at
+   * (`Table.writeShards`; `doctor` passes its table's). Default `DEFAULT_WRITE_SHARDS`.
+   */
+  writeShards?: number;
 }

@@ -100,7 +100,7 @@ export async function doctor(target: DoctorTarget, options: DoctorOptions = {}):
     ),
   ]);
   if (!description) throw new Error(`DescribeTable ${name} returned no table`);
-  const analyzer = new TableAnalyzer(tableFactsOf(description, ttl), options);
+  const analyzer = new TableAnalyzer(tableFactsOf(description, ttl), { writeShards: target.table.writeShards, ...options });
 
   // DescribeTable's ItemCount is an estimate (Amazon refreshes it about every six hours; the
   // embedded engine says 0): a bar against it when there is one, a running count otherwise.

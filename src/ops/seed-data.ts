@@ -161,8 +161,8 @@ export function seededCustomerAt(options: SeedDataOptions, index: number): Seede
   return seededCustomer(resolved, index, orderCounts(options)[index] ?? 0);
 }
 
-/** The items of one customer, in write order: profile, email guard, addresses, then per order summary, header and lines. */
-export function customerItems(seeded: SeededCustomer): Item[] {
+/** One customer's items in write order: profile, email guard, addresses, per order summary (on `shards` shards), header, lines. */
+export function customerItems(seeded: SeededCustomer, shards: number): Item[] {
   const { customer, addresses, orders } = seeded;
   const profile = customerToItem(customer);
   // putAddress keeps the labels on the profile, in the same transaction as the address.
@@ -174,16 +174,16 @@ export function customerItems(seeded: SeededCustomer): Item[] {
   const items: Item[] = [profile, emailGuardItem(customer.email, customer.id)];
   for (const address of addresses) items.push(addressToItem(customer.id, address));
   for (const order of orders) {
-    items.push(summaryToItem(order), headerToItem(order));
+    items.push(summaryToItem(order, shards), headerToItem(order));
     for (const line of order.lines) items.push(indexedLineToItem(order, line));
   }
   return items;
 }
 
-/** Every generated item, in write order: the catalogue (when there are orders), then each customer's. */
-export function* seedItems(options: SeedDataOptions): Generator<Item> {
+/** Every generated item, in write order: the catalogue (when there are orders), then each customer's (`shards`: the table's writeShards). */
+export function* seedItems(options: SeedDataOptions, shards: number): Generator<Item> {
   for (const product of seededCatalogue(options)) yield productToItem(product);
-  for (const seeded of seededCustomers(options)) yield* customerItems(seeded);
+  for (const seeded of seededCustomers(options)) yield* customerItems(seeded, shards);
 }
 
 /** The products the generated orders draw from: the whole catalogue, or none when there are no orders. */

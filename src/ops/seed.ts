@@ -50,7 +50,7 @@ export async function seed(target: SeedTarget, options: SeedOptions): Promise<Se
   const started = performance.now();
   let write: BatchWriteTotals;
   try {
-    write = await guarded(target.table).putAll(seedItems(options), {
+    write = await guarded(target.table).putAll(seedItems(options, target.table.writeShards), {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       onWritten: (n) => bar.increment(n),
     });

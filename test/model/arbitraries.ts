@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { Item, Table, TransactAction } from '../../src/dynamo/table';
 import { entities } from '../../src/model/entities';
-import { DomainError, ORDER_STATUSES, productKeys, productToItem } from '../../src/model';
+import { DEFAULT_WRITE_SHARDS, DomainError, ORDER_STATUSES, productKeys, productToItem } from '../../src/model';
 
 // ---- arbitraries ------------------------------------------------------------------------------
 
@@ -174,6 +174,7 @@ export function recordingTable() {
   const reads: Array<readonly { PK: string; SK: string }[]> = [];
   const profile = (key: { PK: string; SK: string }) => ({ ...key, type: 'CUSTOMER', id: key.PK.slice('CUSTOMER#'.length) });
   const table = {
+    writeShards: DEFAULT_WRITE_SHARDS,
     transactWrite: async (actions: readonly TransactAction[]) => {
       sent.push([...actions]);
     },
@@ -197,6 +198,7 @@ export function recordingTable() {
 export function indexTable(items: readonly Item[]) {
   let queries = 0;
   const table = {
+    writeShards: DEFAULT_WRITE_SHARDS,
     query: async (input: {
       ExpressionAttributeValues?: Record<string, unknown>;
       Limit?: number;

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_WRITE_SHARDS,
   addressEntity,
   addressToItem,
   customerCollection,
@@ -49,10 +50,10 @@ describe('the customer collection as declared', () => {
     const address = addressToItem(customerId, { label: 'home', street: 's', city: 'c', postalCode: 'p', country: 'ES' });
     expect(customerCollection.memberOf(profile).name).toBe('profile');
     expect(customerCollection.memberOf(address).name).toBe('addresses');
-    expect(customerCollection.memberOf(summaryToItem(order)).name).toBe('orders');
+    expect(customerCollection.memberOf(summaryToItem(order, DEFAULT_WRITE_SHARDS)).name).toBe('orders');
     // An order header is no member; a summary whose SK is not an order's is corrupt.
     expect(() => customerCollection.memberOf(headerToItem(order))).toThrow(/no member's/);
-    expect(() => customerCollection.memberOf({ ...summaryToItem(order), SK: 'PROFILE#X' })).toThrow(/not its keys/);
+    expect(() => customerCollection.memberOf({ ...summaryToItem(order, DEFAULT_WRITE_SHARDS), SK: 'PROFILE#X' })).toThrow(/not its keys/);
     expect(() => customerCollection.memberOf({ ...address, type: undefined })).toThrow(/no member's/);
   });
 });

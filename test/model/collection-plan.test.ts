@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Item, Table } from '../../src/dynamo/table';
 import {
+  DEFAULT_WRITE_SHARDS,
   addressToItem,
   checkOrderWindow,
   customerToItem,
@@ -173,7 +174,7 @@ function customerWith(addresses: number, orders: number) {
   const items = [
     customerToItem(profile),
     ...labels.map((label) => addressToItem(customerId, { label, street: 's', city: 'c', postalCode: 'p', country: 'ES' })),
-    ...orderRecords.map(summaryToItem),
+    ...orderRecords.map((order) => summaryToItem(order, DEFAULT_WRITE_SHARDS)),
   ];
   const newestFirst = [...orderRecords].sort((a, b) => (a.placedAt < b.placedAt ? 1 : -1));
   return { customerId, profile, labels, orders: newestFirst, items };

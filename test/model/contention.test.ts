@@ -8,7 +8,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Table } from '../../src/dynamo/table';
 import { conflictRetry } from '../../src/dynamo/backoff';
-import { CONFLICT_BUDGET_MS, CONFLICT_MIN_ATTEMPTS, DomainError, ErrorCode, putProduct, SYSTEM_ACTOR } from '../../src/model';
+import {
+  CONFLICT_BUDGET_MS,
+  DEFAULT_WRITE_SHARDS,
+  CONFLICT_MIN_ATTEMPTS,
+  DomainError,
+  ErrorCode,
+  putProduct,
+  SYSTEM_ACTOR,
+} from '../../src/model';
 
 const PRODUCT = { sku: 'HOT-1', name: 'Hot', priceCents: 100, active: true };
 
@@ -24,6 +32,7 @@ function cancellation(codes: string[], item?: Record<string, unknown>) {
 function cancellingTable(fail: () => Error, delayMs = 0) {
   const sent: number[] = [];
   const table = {
+    writeShards: DEFAULT_WRITE_SHARDS,
     async transactWrite() {
       sent.push(Date.now());
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));

@@ -27,7 +27,7 @@ import {
   products,
   readsOf,
   requestsOf,
-  STATUS_SHARDS,
+  DEFAULT_WRITE_SHARDS,
   type GetRequest,
   type OrderRecord,
   type QueryRequest,
@@ -85,7 +85,7 @@ describe('entity declarations', () => {
     'Customer profile': customerToItem({ id: newId(), name: 'Ana', email: 'Ana@Example.com', createdAt: '2026-01-01T00:00:00.000Z' }),
     'Email guard': emailGuardItem('Ana@Example.com', newId()),
     Address: addressToItem(newId(), { label: 'home', street: 's', city: 'c', postalCode: 'p', country: 'ES' }),
-    'Order summary': summaryToItem(order),
+    'Order summary': summaryToItem(order, DEFAULT_WRITE_SHARDS),
     'Order header': headerToItem(order),
     'Order line': indexedLineToItem(order, line),
     'Idempotency record': idempotencyToItem({ customerId: newId(), key: 'k-1', orderId: newId(), fingerprint: 'f', expiresAt: 1 }),
@@ -115,12 +115,14 @@ describe('entity declarations', () => {
   });
 
   it('derives the GSI1 keys an item must carry from its own attributes', () => {
-    expect(orderSummaryEntity.gsi1Of!(items['Order summary'])).toEqual({
-      GSI1PK: `STATUS#PAID#${shardOf(order.id)}`,
+    expect(orderSummaryEntity.gsi1Of!(items['Order summary'], { writeShards: DEFAULT_WRITE_SHARDS })).toEqual({
+      GSI1PK: `STATUS#PAID#${shardOf(order.id, DEFAULT_WRITE_SHARDS)}`,
       GSI1SK: `${order.placedAt}#${order.id}`,
     });
-    expect(orderSummaryEntity.gsi1Of!({ ...items['Order summary'], status: 'LOST' })).toBeUndefined();
-    expect(customerEntity.gsi1Of!(items['Customer profile'])).toEqual({
+    expect(
+      orderSummaryEntity.gsi1Of!({ ...items['Order summary'], status: 'LOST' }, { writeShards: DEFAULT_WRITE_SHARDS }),
+    ).toBeUndefined();
+    expect(customerEntity.gsi1Of!(items['Customer profile'], { writeShards: DEFAULT_WRITE_SHARDS })).toEqual({
       GSI1PK: items['Customer profile'].GSI1PK,
       GSI1SK: items['Customer profile'].GSI1SK,
     });
@@ -218,7 +220,7 @@ describe('access-pattern declarations', () => {
 
   it('states a bound of its own only where it sends several dependent requests', () => {
     expect(built.filter((p) => p.several).map((p) => p.name)).toEqual(['ordersByStatus', 'ordersBySku']);
-    expect(lineOf('ordersByStatus')).toContain(`| ≤ ${STATUS_SHARDS} × first + ${STATUS_SHARDS} items |`);
+    expect(lineOf('ordersByStatus')).toContain(`| ≤ ${DEFAULT_WRITE_SHARDS} × first + ${DEFAULT_WRITE_SHARDS} items |`);
   });
 
   it('sends what its builder builds', async () => {

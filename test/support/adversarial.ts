@@ -8,7 +8,7 @@
  * - `mixed`: orders alternating 96 lines and 1 line of another SKU (`MIXED_SKU`), which defeats the
  *   SKU index's guess of lines per order.
  */
-import { MAX_STORED_LINES, newId, shardOf } from '../../src/model';
+import { DEFAULT_WRITE_SHARDS, MAX_STORED_LINES, newId, shardOf } from '../../src/model';
 import { buildCustomer, type CustomerFixture } from './fixtures';
 
 export const REPEAT_SKU = 'REPEAT-96';
@@ -34,6 +34,6 @@ function withSku(fixture: CustomerFixture, sku: string): CustomerFixture {
 export function idOnShard(shard: number): string {
   for (;;) {
     const id = newId();
-    if (shardOf(id) === shard) return id;
+    if (shardOf(id, DEFAULT_WRITE_SHARDS) === shard) return id;
   }
 }

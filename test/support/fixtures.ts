@@ -10,6 +10,7 @@
  */
 import { expect } from 'vitest';
 import {
+  DEFAULT_WRITE_SHARDS,
   addressToItem,
   emailGuardItem,
   headerToItem,
@@ -127,7 +128,7 @@ export function customerItems(fixture: CustomerFixture, options: { detail?: bool
   if (addresses.length > 0) profile.addressLabels = new Set(addresses.map((a) => a.label));
   const items: Item[] = [profile, emailGuardItem(customer.email, customer.id), ...addresses.map((a) => addressToItem(customer.id, a))];
   for (const order of orders) {
-    items.push(summaryToItem(order));
+    items.push(summaryToItem(order, DEFAULT_WRITE_SHARDS));
     if (options.detail !== false) {
       items.push(headerToItem(order), ...order.lines.map((line) => indexedLineToItem(order, line)));
     }

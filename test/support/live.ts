@@ -9,14 +9,17 @@ import { getOperationAST, parse } from 'graphql';
 import { estimateOperation, type OperationEstimate } from '../../src/admission/cost';
 import { buildSchema } from '../../src/schema';
 import type { Stack } from './stack';
-import { newId, type OutboxEvent } from '../../src/model';
+import { DEFAULT_WRITE_SHARDS, newId, type OutboxEvent } from '../../src/model';
 
 const schema = buildSchema();
 
-/** The estimate of one operation, as the websocket server computes it (its variables already coerced). */
-export function estimateOf(query: string, variables: Record<string, unknown> = {}): OperationEstimate {
+/**
+ * The estimate of one operation, as the websocket server computes it (its variables already
+ * coerced), on a table of `writeShards` (the stacks' default).
+ */
+export function estimateOf(query: string, variables: Record<string, unknown> = {}, writeShards = DEFAULT_WRITE_SHARDS): OperationEstimate {
   const document = parse(query);
-  return estimateOperation(schema, document, getOperationAST(document)!, variables);
+  return estimateOperation(schema, document, getOperationAST(document)!, variables, { writeShards });
 }
 
 export interface LiveConnection {

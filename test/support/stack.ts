@@ -102,6 +102,8 @@ export interface StackOptions {
    * that needs the deterministic engine, with a comment saying why.
    */
   engine?: StackEngineOptions;
+  /** The table's status-index shard count (`TableOptions.writeShards`, as `STATUS_SHARDS` sets it); the default when absent. */
+  writeShards?: number;
 }
 
 export type StackEngineOptions = EngineBehaviour & { strong?: boolean };
@@ -124,7 +126,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const tableName = options.tableName ?? 'app';
   const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'us-east-1' });
   await ensureTable(doc, tableName);
-  const table = new Table(tableName, doc);
+  const table = new Table(tableName, doc, options.writeShards === undefined ? {} : { writeShards: options.writeShards });
   const staffHeaders = bearer(await tokens.staff());
   const server = await startServer({
     table,

@@ -3,8 +3,6 @@
  * declarations (src/model/catalog.ts). `--check` writes nothing and fails when the file is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readModelSettings } from '../../boot/config';
-import { configureModel } from '../../model/settings';
 import { renderAccessPatterns } from '../../ops/access-patterns';
 import { runCli } from '../../ops/cli';
 
@@ -12,7 +10,6 @@ const USAGE = 'usage: npm run access-patterns [-- --check]';
 const target = new URL('../../../docs/access-patterns.md', import.meta.url);
 
 runCli(USAGE, async () => {
-  configureModel(readModelSettings()); // the page states the configured shard count
   const rendered = renderAccessPatterns();
   if (process.argv.includes('--check')) {
     let current = '';

@@ -17,7 +17,11 @@ export const orderSummaryEntity = defineEntity({
     placedAt,
     id: { shape: ID, doc: 'orderId' },
     status: { shape: ORDER_STATUSES.join('|') },
-    shard: { shape: '\\d{1,2}', from: (item) => (typeof item.id === 'string' ? shardOf(item.id) : undefined) },
+    // The shard count is the table's (`Table.writeShards`), passed as the key context.
+    shard: {
+      shape: '\\d{1,2}',
+      from: (item, context) => (typeof item.id === 'string' && context ? shardOf(item.id, context.writeShards) : undefined),
+    },
   },
   table: { PK: 'CUSTOMER#{customerId}', SK: 'ORDER#{placedAt}#{id}' },
   gsi1: { GSI1PK: 'STATUS#{status}#{shard}', GSI1SK: '{placedAt}#{id}', required: true },
@@ -83,8 +87,9 @@ function orderFields(order: OrderRecord) {
   };
 }
 
-export function summaryToItem(order: OrderRecord): Item {
-  return { ...orderSummaryEntity.itemKeys(order), ...orderFields(order) };
+/** An order's summary item, its status key on one of `shards` shards (the table's `writeShards`). */
+export function summaryToItem(order: OrderRecord, shards: number): Item {
+  return { ...orderSummaryEntity.itemKeys(order, { writeShards: shards }), ...orderFields(order) };
 }
 
 export function headerToItem(order: OrderRecord): Item {

@@ -4,7 +4,6 @@
  * computed with: `canonicalEmail` and the status index's `shardOf`.
  */
 import type { KeyPart } from '../declare';
-import { STATUS_SHARDS } from '../settings';
 import { ULID_SHAPE } from '../keys';
 
 /** Ids are ULIDs as the server writes them (upper case): keys.ts declares the shape. */
@@ -29,8 +28,12 @@ export function canonicalEmail(email: string): string {
   return email.normalize('NFKC').toLowerCase();
 }
 
-/** The shard of an order in the status index: FNV-1a of its id, stable across processes and restarts. */
-export function shardOf(orderId: string, shards = STATUS_SHARDS): number {
+/**
+ * The shard of an order in the status index: FNV-1a of its id mod `shards` (the table's
+ * `writeShards`), stable across processes and restarts.
+ */
+export function shardOf(orderId: string, shards: number): number {
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`a shard count is an integer 1..64, got ${shards}`);
   let hash = 0x811c9dc5;
   for (let i = 0; i < orderId.length; i++) {
     hash ^= orderId.charCodeAt(i);

@@ -1,11 +1,12 @@
 /**
  * 0002: the status index's shard keys, for `ordersByStatus` (src/model/status-index.ts).
  *
- * Touches: order summaries whose `GSI1PK` is not `STATUS#<status>#<shard>` for the shard count in
- * force (`STATUS_SHARDS`): summaries written before the index was sharded (`STATUS#<status>`),
- * and every summary whose shard moves when `STATUS_SHARDS` changes. Those are invisible to
- * `ordersByStatus` until rewritten. After changing `STATUS_SHARDS`, deploy every writer and reader
- * with the new value, then run `npm run migrate -- 0002 --force`.
+ * Touches: order summaries whose `GSI1PK` is not `STATUS#<status>#<shard>` for the shard count of
+ * the table migrated (`Table.writeShards`, configured by `STATUS_SHARDS`): summaries written before
+ * the index was sharded (`STATUS#<status>`), and every summary whose shard moves when
+ * `STATUS_SHARDS` changes. Those are invisible to `ordersByStatus` until rewritten. After changing
+ * `STATUS_SHARDS`, deploy every writer and reader with the new value, then run
+ * `npm run migrate -- 0002 --force` with it.
  * Rewrite: `SET GSI1PK = STATUS#<status>#<shard>`, on condition that the summary still has the
  * status and the `GSI1PK` it was scanned with (a status move in between wrote the right key itself).
  */
@@ -13,29 +14,29 @@ import type { Item } from '../../dynamo/table';
 import { checkStatus, orderSummaryEntity, pkOf, statusKeys } from '../../model';
 import { defineMigration } from './migration';
 
-function expectedKey(summary: Item): string | undefined {
+function expectedKey(summary: Item, shards: number): string | undefined {
   const { id, status, placedAt } = summary;
   if (typeof id !== 'string' || typeof status !== 'string' || typeof placedAt !== 'string') return undefined;
   try {
-    return statusKeys.ofOrder({ id, status: checkStatus(status), placedAt }).GSI1PK;
+    return statusKeys.ofOrder({ id, status: checkStatus(status), placedAt }, shards).GSI1PK;
   } catch {
     return undefined;
   }
 }
 
-export const migration = defineMigration<undefined>({
+export const migration = defineMigration<{ shards: number }>({
   name: '0002-status-index-shards',
   description: 'GSI1PK STATUS#<status>#<shard> on order summaries written unsharded or under another STATUS_SHARDS',
   touches: orderSummaryEntity,
 
-  selects: (item) => orderSummaryEntity.matches(item) && item.GSI1PK !== expectedKey(item),
+  selects: (item, table) => orderSummaryEntity.matches(item) && item.GSI1PK !== expectedKey(item, table.writeShards),
 
-  async prepare() {
-    return undefined;
+  async prepare(table) {
+    return { shards: table.writeShards };
   },
 
-  rewrite(summary: Item) {
-    const key = expectedKey(summary);
+  rewrite(summary: Item, { shards }) {
+    const key = expectedKey(summary, shards);
     if (key === undefined) return { unresolved: `summary ${pkOf(summary)}/${String(summary.SK)} lacks a valid id, status or placedAt` };
     return {
       rewrite: {

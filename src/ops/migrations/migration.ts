@@ -4,7 +4,8 @@
  * checkpoints and the applied record.
  *
  * A migration is a pure description, so its dry run and its real run share every decision:
- * - `selects(item)`: whether a scanned item needs the rewrite. An item already rewritten must not
+ * - `selects(item, table)`: whether a scanned item needs the rewrite (`table`: the table scanned,
+ *   for its settings, e.g. `writeShards`; it reads nothing). An item already rewritten must not
  *   be selected: that is what makes a second run change nothing.
  * - `prepare(table, selected)`: reads what the rewrites of one page need, batched (one
  *   BatchGetItem a page, say, never one read per item). Runs in dry runs too (it only reads).
@@ -32,7 +33,7 @@ export interface Migration<Context = unknown> {
   description: string;
   /** The entity whose items it rewrites (declared in src/model). */
   touches: EntityDeclaration;
-  selects(item: Item): boolean;
+  selects(item: Item, table: Table): boolean;
   prepare(table: Table, selected: readonly Item[]): Promise<Context>;
   rewrite(item: Item, context: Context): Decision;
 }

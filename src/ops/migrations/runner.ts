@@ -217,7 +217,7 @@ async function rewritePage(
   options: { dryRun: boolean; writeConcurrency: number; stopping: () => boolean },
 ): Promise<MigrationCounts> {
   const counts = { ...zeroCounts(), scanned: items.length };
-  const selected = items.filter((item) => migration.selects(item));
+  const selected = items.filter((item) => migration.selects(item, table));
   counts.selected = selected.length;
   if (selected.length === 0) return counts;
   const context = await migration.prepare(table, selected);
