@@ -75,13 +75,21 @@ describe('subscriptions over graphql-ws', () => {
     ];
     for (const event of events) stack.hub.publish(event);
     stack.hub.publish({ ...events[1]! }); // delivered again upstream (at least once): heard once
+    // Last, a marker each subscription hears (A's order to PAID again; B's order delivered): a
+    // subscription's events arrive in order, so once its marker is in, nothing before it is still coming.
+    const markers = [moved(a.customer.id, orderA, 'SHIPPED', 'PAID'), moved(b.customer.id, orderB, 'PAID', 'DELIVERED')];
+    for (const marker of markers) stack.hub.publish(marker);
+    const last = (sub: LiveSubscription, field: string) => sub.events.at(-1)?.[field].eventId;
     await until(
-      () => mineA.events.length === 3 && mineB.events.length === 1 && paid.events.length === 2 && one.events.length === 2,
-      'events',
+      () =>
+        last(mineA, 'myOrderEvents') === markers[0]!.eventId &&
+        last(mineB, 'myOrderEvents') === markers[1]!.eventId &&
+        last(paid, 'ordersByStatusEvents') === markers[0]!.eventId &&
+        last(one, 'orderUpdated') === markers[0]!.eventId,
+      'each subscription’s marker',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100)); // nothing more arrives
 
-    const ids = (sub: LiveSubscription, field: string) => sub.events.map((data) => data[field].eventId);
+    const ids = (sub: LiveSubscription, field: string) => sub.events.slice(0, -1).map((data) => data[field].eventId);
     expect(ids(mineA, 'myOrderEvents')).toEqual([events[0]!.eventId, events[1]!.eventId, events[3]!.eventId]);
     expect(ids(mineB, 'myOrderEvents')).toEqual([events[2]!.eventId]);
     expect(ids(paid, 'ordersByStatusEvents')).toEqual([events[1]!.eventId, events[2]!.eventId]);

@@ -18,6 +18,17 @@ describe.skipIf(external)('LevelDB iterators', () => {
     return response.body as Record<string, unknown>;
   }
 
+  /** Polls DescribeTable until the table is ACTIVE, or (`gone`) until it no longer exists. */
+  async function until(tableName: string, state: 'ACTIVE' | 'gone'): Promise<void> {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const response = await engine.handle('DescribeTable', { TableName: tableName });
+      const status = (response.body as { Table?: { TableStatus?: string } }).Table?.TableStatus;
+      if (state === 'gone' ? response.status !== 200 : status === 'ACTIVE') return;
+      await new Promise((resolve) => setTimeout(resolve, 5)); // a poll, at most 2 s
+    }
+    throw new Error(`table ${tableName} never ${state === 'gone' ? 'went away' : 'became ACTIVE'}`);
+  }
+
   const query = (i: number, limit?: number) =>
     ok('Query', {
       TableName: TABLE,
@@ -40,7 +51,7 @@ describe.skipIf(external)('LevelDB iterators', () => {
       ],
       BillingMode: 'PAY_PER_REQUEST',
     });
-    await new Promise((resolve) => setTimeout(resolve, 20)); // CREATING until the next timer tick
+    await until(TABLE, 'ACTIVE'); // CREATING until the next timer tick
     for (let i = 0; i < 100; i++) {
       await ok('PutItem', { TableName: TABLE, Item: { PK: { S: `p${i % 10}` }, SK: { S: `s${i}` }, G: { S: `g${i % 5}` } } });
     }
@@ -79,10 +90,10 @@ describe.skipIf(external)('LevelDB iterators', () => {
       KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
       BillingMode: 'PAY_PER_REQUEST',
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(`${TABLE}-doomed`, 'ACTIVE');
     await ok('PutItem', { TableName: `${TABLE}-doomed`, Item: { PK: { S: 'x' } } });
     await ok('DeleteTable', { TableName: `${TABLE}-doomed` });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(`${TABLE}-doomed`, 'gone');
     expect(engine.iterators.open).toBe(0);
   });
 });
