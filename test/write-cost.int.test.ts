@@ -1,7 +1,8 @@
 /**
  * Each mutation is admitted with the items it writes at most (`cost.writes`, computed from the
  * transactions the model builds: src/model/write-bounds.ts), and on its costliest case it writes
- * exactly that many on the wire. An action added to a transaction moves both; a write made outside
+ * exactly that many on the wire, reading at most the reads it was admitted with (the declared
+ * bounds of the patterns it runs). An action added to a transaction moves both; a write made outside
  * the builders the bound is computed from shows here as a difference.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,11 +33,16 @@ function written(wire: readonly WireRequest[]): number {
 
 let stack: Stack;
 const admitted = new Map<string, number>();
+/** Per request: the items its reads scanned, and the reads it was admitted with (the operation's log line). */
+const reads = new Map<string, { read: number; admitted: number }>();
 
 beforeAll(async () => {
   stack = await startStack({
     log: (line) => {
-      if (line.msg === 'operation' && line.cost) admitted.set(String(line.requestId), (line.cost as { writes: number }).writes);
+      if (line.msg !== 'operation' || !line.cost) return;
+      const cost = line.cost as { writes: number; reads: number };
+      admitted.set(String(line.requestId), cost.writes);
+      reads.set(String(line.requestId), { read: (line.dynamodb as { read: number }).read, admitted: cost.reads });
     },
   });
   await loadCatalog(stack);
@@ -49,7 +55,8 @@ afterAll(async () => {
 async function send(query: string, variables: Record<string, unknown>) {
   const { response, wire } = await stack.measure(query, variables);
   const data = dataOf(response);
-  return { data, written: written(wire), admitted: admitted.get(response.headers.get('x-request-id') ?? '') };
+  const id = response.headers.get('x-request-id') ?? '';
+  return { data, written: written(wire), admitted: admitted.get(id), reads: reads.get(id)! };
 }
 
 describe('a mutation is charged the items it writes', () => {
@@ -89,6 +96,10 @@ describe('a mutation is charged the items it writes', () => {
       product: 2,
       replaced: 2,
     });
+    // And each read at most what it was admitted with (reads from the patterns' declared bounds).
+    for (const [name, sent] of Object.entries({ ...costliest, renamed }))
+      expect(sent.reads.read, name).toBeLessThanOrEqual(sent.reads.admitted);
+    expect(moved.reads).toEqual({ read: 1, admitted: 1 }); // one consistent GetItem of the profile
     // A cheaper case is charged its mutation's bound, never less than it writes.
     expect(renamed.written).toBe(2);
     expect(renamed.admitted).toBe(4);

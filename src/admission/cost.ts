@@ -66,7 +66,14 @@ import {
   MAX_STORED_LINES,
   MUTATION_WRITE_BOUNDS,
   NODES_MAX,
-  ORDER_DETAIL_READ_BOUND,
+  customerProfile,
+  EXAMPLE_ID,
+  idempotencyRecord,
+  orderDetail,
+  orderHeader,
+  orderInputs,
+  product,
+  products,
   skuPageReadBound,
   statusPageReadBound,
 } from '../model';
@@ -92,9 +99,23 @@ export function pageSize(args: Args): number {
 }
 
 const CUSTOMER_READS = 2;
-/** orderDetail's declared bound (order.ts), which test/access-pattern-bounds.int.test.ts checks. */
-const ORDER_DETAIL_READS = ORDER_DETAIL_READ_BOUND;
-const ATTEMPT_READS = 5;
+/**
+ * The reads of the fields a model pattern serves alone are its declaration's bound, computed from
+ * the request it builds (src/model/access-pattern.ts), which test/access-pattern-bounds.int.test.ts
+ * checks on adversarial data: an order's detail (one Query of its collection), a product, a page of
+ * the catalog, an order's inputs (its distinct SKUs and the profile), an idempotency record, a
+ * header (updateOrderStatus) and a profile (updateCustomer, the address mutations).
+ */
+const ORDER_DETAIL_READS = orderDetail.pattern.bound(EXAMPLE_ID);
+const PROFILE_READS = customerProfile.pattern.bound(EXAMPLE_ID, true);
+const HEADER_READS = orderHeader.pattern.bound(EXAMPLE_ID);
+const IDEMPOTENCY_READS = idempotencyRecord.pattern.bound(EXAMPLE_ID, 'key');
+/** orderInputs' bound for `lines` distinct SKUs (the most a request of that many lines reads). */
+const orderInputReads = (lines: number) =>
+  orderInputs.pattern.bound(
+    EXAMPLE_ID,
+    Array.from({ length: lines }, (_, i) => `SKU-${i}`),
+  );
 /**
  * One node id: a bare id's two candidates (a customer, read as `customer(id)`, and an order, read
  * as `order(id)`; what the selection asks of a type is charged below, the most expensive type), an
@@ -151,19 +172,19 @@ export const FIELD_READS: Record<string, (args: Args, settings: CostSettings) =>
   'Order.lines': () => ORDER_DETAIL_READS,
   'Query.ordersByStatus': (args, settings) => statusPageReadBound(pageSize(args), settings.writeShards),
   'Query.ordersBySku': (args) => skuPageReadBound(pageSize(args)),
-  'Query.product': () => 1,
-  'Query.products': (args) => pageSize(args) + 1,
+  'Query.product': () => product.pattern.bound('SKU', false),
+  'Query.products': (args) => products.pattern.bound({ first: pageSize(args) }),
   'Query.node': () => NODE_READS,
   'Query.nodes': (args) => nodeIds(args) * NODE_READS,
   // The catalog and the profile (one BatchGetItem); then, on a replay, the idempotency record (read when a
   // same-key request held it, IDEMPOTENCY_PEEKS times at most) and the order it names.
-  'Mutation.placeOrder': (args) => inputLines(args) + 1 + IDEMPOTENCY_PEEKS + ORDER_DETAIL_READS,
-  'Mutation.updateCustomer': () => ATTEMPT_READS,
-  'Mutation.updateOrderStatus': () => ATTEMPT_READS,
+  'Mutation.placeOrder': (args) => orderInputReads(inputLines(args)) + IDEMPOTENCY_PEEKS * IDEMPOTENCY_READS + ORDER_DETAIL_READS,
+  // One consistent read of the aggregate's root; a conflict hands the next attempt its item (ALL_OLD), not a read.
+  'Mutation.updateCustomer': () => PROFILE_READS,
+  'Mutation.updateOrderStatus': () => HEADER_READS,
   'Mutation.createCustomer': () => 0,
-  // The customer's profile, for its event sequence (one consistent GetItem).
-  'Mutation.putAddress': () => 1,
-  'Mutation.removeAddress': () => 1,
+  'Mutation.putAddress': () => PROFILE_READS,
+  'Mutation.removeAddress': () => PROFILE_READS,
   'Mutation.putProduct': () => 0,
   // Per event: a subscription's root and the event's own fields read nothing; `order` reads the order.
   'Subscription.orderUpdated': () => 0,
