@@ -45,7 +45,6 @@ function wishToItem(customerId: string, sku: string): Item {
 const WISH_BOUND = 3;
 const withWishlist = defineCollection({
   name: 'Customer collection with a wishlist',
-  pk: 'CUSTOMER#{customerId}',
   graphql: 'Customer',
   patterns: 'wishful',
   members: {
@@ -59,7 +58,6 @@ const withWishlist = defineCollection({
 /** An order's own collection: the header, then its lines, read by `Limit` (one run, from the top). */
 const orderCollection = defineCollection({
   name: 'Order collection',
-  pk: 'ORDER#{orderId}',
   members: {
     header: { entity: orderHeaderEntity, key: 'id', bound: 1 },
     lines: { entity: orderLineEntity, key: 'orderId', bound: 'window' },

@@ -63,8 +63,11 @@ export interface RunSpec<W extends WindowLike = WindowLike> {
 
 export interface CollectionSpec<M extends string, W extends WindowLike = WindowLike> {
   name: string;
-  /** The partition key template, `CUSTOMER#{customerId}`: one part. */
-  pk: string;
+  /**
+   * The partition key template, `CUSTOMER#{customerId}` (one part): the top member's table PK by
+   * default, which every member must share; stated, it is checked against them.
+   */
+  pk?: string;
   /** The members, top first: the order of a descending Query. */
   members: { readonly [name in M]: MemberSpec };
   descending: readonly M[];
@@ -134,10 +137,11 @@ export function defineCollection<const M extends string, W extends WindowLike = 
   const fail = (why: string): never => {
     throw new Error(`collection ${spec.name}: ${why}`);
   };
-  const pkSlots = spec.pk.match(SLOT) ?? [];
-  if (pkSlots.length !== 1) fail(`its partition key ${spec.pk} must have exactly one part`);
-  const pkShape = spec.pk.replace(SLOT, '{}');
-  const pkPrefix = spec.pk.slice(0, spec.pk.indexOf('{'));
+  const pk = spec.pk ?? spec.members[spec.descending[0]!]?.entity.templates.PK.text ?? fail('it has no member');
+  const pkSlots = pk.match(SLOT) ?? [];
+  if (pkSlots.length !== 1) fail(`its partition key ${pk} must have exactly one part`);
+  const pkShape = pk.replace(SLOT, '{}');
+  const pkPrefix = pk.slice(0, pk.indexOf('{'));
   if (spec.descending.length !== Object.keys(spec.members).length || new Set(spec.descending).size !== spec.descending.length) {
     fail('its descending order must name every member once');
   }
@@ -147,7 +151,7 @@ export function defineCollection<const M extends string, W extends WindowLike = 
     if (!member) return fail(`its descending order names ${name}, which is not a member`);
     const { PK, SK } = member.entity.templates;
     if (PK.text.replace(SLOT, '{}') !== pkShape || PK.slots.length !== 1 || PK.slots[0] !== member.key) {
-      fail(`member ${name} (${member.entity.name}) has PK ${PK.text}, not the collection's ${spec.pk} with {${member.key}}`);
+      fail(`member ${name} (${member.entity.name}) has PK ${PK.text}, not the collection's ${pk} with {${member.key}}`);
     }
     if (member.bound !== 'window' && !(Number.isInteger(member.bound) && member.bound >= 1))
       fail(`member ${name} has bound ${member.bound}`);
@@ -185,7 +189,7 @@ export function defineCollection<const M extends string, W extends WindowLike = 
       if (fields.has(field)) fail(`two members answer the field ${field}`);
       fields.set(field, member);
     }
-  const pkOf = (id: string) => `${pkPrefix}${id}${spec.pk.slice(spec.pk.indexOf('}') + 1)}`;
+  const pkOf = (id: string) => `${pkPrefix}${id}${pk.slice(pk.indexOf('}') + 1)}`;
 
   return {
     name: spec.name,

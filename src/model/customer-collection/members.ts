@@ -18,7 +18,6 @@ import { orderRuns, type OrderWindow } from './window';
 
 export const customerCollection = defineCollection({
   name: 'Customer collection',
-  pk: 'CUSTOMER#{customerId}',
   graphql: 'Customer',
   members: {
     addresses: {
