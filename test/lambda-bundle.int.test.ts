@@ -102,4 +102,19 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
       ),
     ).toEqual([]);
   });
+
+  // The subscription resolvers' shared settings (src/hub/live.ts) stay: the schema is the same on every transport.
+  it('holds nothing Lambda does not run: no WebSocket or subscription server, no event hub, no explorer, no node:http server', async () => {
+    const inputs = await bundleInputs('src/entry/lambda.ts');
+    expect(inputs).toContain('src/http/apollo.ts');
+    expect(
+      inputs.filter(
+        (input) =>
+          /^src\/(live|dev)\//.test(input) ||
+          /^src\/hub\/(hub|stream)\.ts$/.test(input) ||
+          input === 'src/http/server.ts' ||
+          /node_modules\/(ws|graphql-ws)\//.test(input),
+      ),
+    ).toEqual([]);
+  });
 });

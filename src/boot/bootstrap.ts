@@ -19,7 +19,7 @@ import { Hedger } from '../dynamo/hedge';
 import type { EmbeddedEngine, EngineOptions } from '@single-table/engine';
 import { createLogger } from './logger';
 import { loadTrustedDocuments } from '../admission/trusted-documents';
-import type { ServerOptions } from '../http/server';
+import type { ServerOptions } from '../http/apollo';
 
 /** `startEngine` of @single-table/engine (packages/engine). */
 export type StartEngine = (options: EngineOptions) => Promise<EmbeddedEngine>;

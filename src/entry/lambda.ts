@@ -19,7 +19,7 @@ import { readConfig } from '../boot/config';
 import { requestContext } from '../request/context';
 import { authenticatorFor, type Authenticate } from '../auth';
 import { bootstrap, loggerFor, serverSettings } from '../boot/bootstrap';
-import { createApollo } from '../http/server';
+import { createApollo } from '../http/apollo';
 
 type Invoke = (event: APIGatewayProxyEventV2, context: LambdaContext) => Promise<APIGatewayProxyStructuredResultV2>;
 
