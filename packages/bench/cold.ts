@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startEngine } from '@single-table/engine';
 import { createDocumentClient, ensureTable, silenceSdkNodeVersionNotice } from 'single-table-graphql';
@@ -25,10 +25,43 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 9;
 const TABLE = 'cold-start';
 
+/**
+ * The experiment's variant: src/http/execution.ts replaced by the same gateway executing with
+ * graphql-js's own `execute`, so graphql-jit (with ajv, fast-json-stringify, fast-uri) is not
+ * bundled. Not a product build: a measurement of what jit costs on the cold path.
+ */
+const INTERPRETED_EXECUTION = `
+import { execute, printSchema } from 'graphql';
+export function compiledExecution(schema) {
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return () => {};
+    },
+    async load() {
+      return {
+        executor: ({ document, operationName, context, request }) =>
+          execute({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} }),
+      };
+    },
+    async stop() {},
+  };
+}`;
+const withoutJit: Plugin = {
+  name: 'without-graphql-jit',
+  setup(builder) {
+    builder.onResolve({ filter: /\/execution$/ }, (args) =>
+      args.importer.endsWith(join('src', 'http', 'apollo.ts')) ? { path: 'execution', namespace: 'without-jit' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'without-jit' }, () => ({ contents: INTERPRETED_EXECUTION, loader: 'js', resolveDir: root }));
+  },
+};
+
 /** The Makefile's esbuild options (build-GraphQLFunction). */
-async function bundle(entry: string, outdir: string, name: string): Promise<string> {
+async function bundle(entry: string, outdir: string, name: string, plugins: Plugin[] = []): Promise<string> {
   const outfile = join(outdir, `${name}.mjs`);
   await build({
+    plugins,
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -108,6 +141,7 @@ try {
   await ensureTable(doc, TABLE);
   doc.destroy();
   const product = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda');
+  const interpreted = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda-without-jit', [withoutJit]);
   for (const file of readdirSync(join(root, 'src/schema')).filter((name) => name.endsWith('.graphql')))
     copyFileSync(join(root, 'src/schema', file), join(dir, file));
   const rawEntry = join(root, 'packages/bench', '.cold-raw-handler.ts');
@@ -129,10 +163,11 @@ try {
     AUTH_ISSUER: 'https://issuer.example.com',
     AUTH_AUDIENCE: 'cold',
   };
-  const runs = { product: [] as number[], raw: [] as number[] };
+  const runs = { product: [] as number[], interpreted: [] as number[], raw: [] as number[] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, file] of [
       ['product', product],
+      ['interpreted', interpreted],
       ['raw', raw],
     ] as const) {
       const { ms, status } = await coldStart(file, env);
@@ -141,14 +176,16 @@ try {
     }
   }
   const size = (file: string) => statSync(file).size;
-  const row = (name: 'product' | 'raw', file: string) =>
-    `${name.padEnd(8)} ${(size(file) / 1e6).toFixed(2)} MB  cold start median ${median(runs[name]).toFixed(0)} ms (min ${Math.min(...runs[name]).toFixed(0)}, max ${Math.max(...runs[name]).toFixed(0)})`;
+  const row = (name: keyof typeof runs, file: string) =>
+    `${name.padEnd(12)} ${(size(file) / 1e6).toFixed(2)} MB  cold start median ${median(runs[name]).toFixed(0)} ms (min ${Math.min(...runs[name]).toFixed(0)}, max ${Math.max(...runs[name]).toFixed(0)})`;
   console.log(`Lambda cold start, import + first invocation, ${rounds} rounds, ${new Date().toISOString()}`);
   console.log(row('product', product));
+  console.log(`${row('interpreted', interpreted)}  (no graphql-jit: graphql-js executes)`);
   console.log(row('raw', raw));
-  console.log(
-    `ratio    ${(median(runs.product) / median(runs.raw)).toFixed(2)}× the raw SDK handler; bundle ${(size(product) / size(raw)).toFixed(2)}×`,
-  );
+  const ratio = (file: string, name: keyof typeof runs) =>
+    `${(median(runs[name]) / median(runs.raw)).toFixed(2)}× the raw SDK handler's cold start, bundle ${(size(file) / size(raw)).toFixed(2)}×`;
+  console.log(`product      ${ratio(product, 'product')}`);
+  console.log(`interpreted  ${ratio(interpreted, 'interpreted')}`);
 } finally {
   idp.close();
   await engine.close();
