@@ -4,6 +4,9 @@ import { loadCatalog, writeHelpers } from './support/write-path';
 import { dataOf } from './support/graphql';
 import { newId, customerToItem, shardOf, DEFAULT_WRITE_SHARDS, summaryToItem, statusPageReadBound, type OrderRecord } from '../src/model';
 import { firstWaveShare } from '../src/model/shard-merge';
+import { doctor } from '../src/ops/doctor';
+import { runMigration } from '../src/ops/migrations';
+import { migration as m0002 } from '../src/ops/migrations/0002-status-index-shards';
 
 /**
  * The write-sharded status index when orders do not spread evenly: the first wave reads each
@@ -168,5 +171,32 @@ describe('a table of 2 shards', () => {
     expect(response.extensions?.cost?.reads).toBe(statusPageReadBound(100, 2));
     const { response: atDefault } = await stack.measure(PENDING, { first: 100 });
     expect(atDefault.extensions?.cost?.reads).toBe(statusPageReadBound(100, DEFAULT_WRITE_SHARDS));
+  });
+  it('is checked and repaired at its own count: the doctor and migration 0002 use the table’s, not the default', async () => {
+    // At 2 shards every summary placed above is where it belongs.
+    const healthy = await doctor(two, { segments: 2 });
+    expect(healthy.issues.filter((issue) => issue.code === 'STALE_GSI1_KEYS')).toEqual([]);
+    // A summary written at the default count, on a shard this table does not have (2 or 3).
+    const ids = Array.from({ length: 64 }, () => newId());
+    const id = ids.find((candidate) => shardOf(candidate, DEFAULT_WRITE_SHARDS) >= 2)!;
+    const customer = { id: newId(), name: 'Old layout', email: `old-${newId()}@example.com`, createdAt: '2026-01-01T00:00:00.000Z' };
+    const order: OrderRecord = {
+      id,
+      customerId: customer.id,
+      placedAt: '2026-09-01T10:00:00.000Z',
+      status: 'PENDING',
+      totalCents: 1,
+      lineCount: 1,
+    };
+    const stale = summaryToItem(order, DEFAULT_WRITE_SHARDS);
+    await two.load([customerToItem(customer), stale]);
+    const sick = await doctor(two, { segments: 2 });
+    expect(sick.issues.filter((issue) => issue.code === 'STALE_GSI1_KEYS').map((issue) => issue.count)).toEqual([1]);
+
+    const report = await runMigration(two.table, m0002, { force: true });
+    expect(report.run).toMatchObject({ selected: 1, updated: 1, unresolved: 0 });
+    const [rewritten] = (await two.items()).filter((item) => item.id === id && item.type === 'ORDER');
+    expect(rewritten).toEqual({ ...stale, GSI1PK: `STATUS#PENDING#${shardOf(id, 2)}` });
+    expect((await doctor(two, { segments: 2 })).issues.filter((issue) => issue.code === 'STALE_GSI1_KEYS')).toEqual([]);
   });
 });
