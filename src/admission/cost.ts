@@ -9,15 +9,13 @@
  * | field | items | why |
  * | --- | --- | --- |
  * | `Query.customer`, `customerByEmail`, `me`, `Order.customer` | 2 | the profile, plus one GetItem telling a missing customer from an empty window |
- * | `Customer.addresses` | 1 + 10 | the head Query reads the profile and at most `MAX_ADDRESSES` addresses (its Limit) |
- * | `Customer.orders(first)` | first + 1 | each window is one Query with `Limit first + 1` |
- * | `Query.order`, `Order.lines`, `OrderEvent.order` | 1 + 96 | orderDetail: the header and at most `MAX_LINES` lines (a subscription: per event) |
+ * | the customer collection's fields | the declaration's | `collectionReads`: a head member's field the head's bounds (the head Query's Limit), a window field `first + 1` |
+ * | `Query.order`, `Order.lines`, `OrderEvent.order`, `product`, `products(first)` | the pattern's bound | `orderDetail`, `product`, `products`: the `Limit` (or key) of the request each builds |
  * | `Query.ordersByStatus(first)` | shards × W | `statusPageReadBound` (status-index.ts), W = first + 1, shards the server's table's `writeShards` (`CostSettings`) |
  * | `Query.ordersBySku(first)` | W × 96 + first | `skuPageReadBound` (sku-index.ts): index entries, then the headers |
- * | `Query.products(first)` / `product` | first + 1 / 1 | one Query with `Limit first + 1` / one GetItem |
- * | `Mutation.placeOrder` | lines + 1 + 2 + 97 | the catalog (one BatchGetItem), and on a replay the idempotency record (at most twice) and the order |
- * | `Mutation.updateCustomer`, `updateOrderStatus` | 5 | at most 5 attempts, one consistent GetItem each |
- * | `Query.node` | 2 + 1 + 96 | the largest of its id's reads: a bare id reads its customer and its order (one exists: items below are the found one's), an address id the collection head (1 + 10), a product id 1 |
+ * | `Mutation.placeOrder` | inputs + peeks + detail | `orderInputs`' bound (the distinct SKUs and the profile), and on a replay the idempotency record (`IDEMPOTENCY_PEEKS` times) and the order |
+ * | `Mutation.updateCustomer`, `updateOrderStatus`, `putAddress`, `removeAddress` | 1 | one consistent read of the root (`customerProfile`, `orderHeader`); a conflict hands the next attempt its item, not a read |
+ * | `Query.node` | 2 + the order detail | the largest of its id's reads: a bare id reads its customer and its order (one exists: items below are the found one's), an address id the collection head, a product id 1 |
  * | `Query.nodes(ids)` | ids × `Query.node` | each id as `node`; its list repeats the selection once an id (over 100 ids is refused before any read) |
  *
  * A subscription reads at two moments, and is estimated for each apart: its start (`startReads`,

@@ -3,32 +3,25 @@
  * `params()` from `send()`): `planReads` returns the Query inputs it would send, so request
  * budgets are unit-testable without an engine (test/model/collection-plan.test.ts). Key
  * conditions, orders, `Limit`s and the patterns' names and bounds are derived from the
- * collection's declaration (declaration.ts); for the customer collection (members.ts):
- *
- * | pattern               | key condition (PK = CUSTOMER#<id>)           | order | Limit                        |
- * | --------------------- | -------------------------------------------- | ----- | ---------------------------- |
- * | customerScreen        | (none): addresses, profile, newest orders    | desc  | 1 + 10 + first + 1           |
- * | customerProfileOrders | SK <= PROFILE: profile, newest orders        | desc  | 1 + first + 1                |
- * | customerHead          | begins_with(SK, PROFILE) or SK = PROFILE     | asc   | 1 + 10, or 1                 |
- * | customerOrderWindow   | begins_with(SK, ORDER#[YYYY-MM]), a cursor   | desc  | first + 1                    |
+ * collection's declaration (declaration.ts); docs/access-patterns.md shows the customer
+ * collection's, built by `collectionRequests` below.
  */
 import type { QueryInput } from '../../dynamo/paging';
 import { batchGetRequest, declarePattern, getRequest, queryRequest, type AccessPattern, type QueryRequest } from '../declare';
 import { EXAMPLE_ID } from '../keys';
 import { wants, type AnyNeed, type CollectionDeclaration, type CollectionMember, type WindowLike } from './declaration';
-
-export { wants, type AnyNeed, type NeedOf } from './declaration';
 import { customerCollection, type CollectionNeed } from './members';
 import type { OrderWindow } from './window';
+
+export { wants, type AnyNeed, type NeedOf } from './declaration';
 
 export type PlannedPattern = string;
 
 /** One Query of a plan, and what its answer will tell. */
 export interface PlannedQuery<W extends WindowLike = WindowLike> {
   pattern: PlannedPattern;
-  /** Exactly what is sent (the Table adds the table name); `Limit` included. */
+  /** Exactly what is sent (the Table adds the table name); its `Limit` is the most it reads in all. */
   input: QueryInput;
-  limit: number;
   /** The run whose items this Query reads, if any. */
   window: W | undefined;
   /** Whether the Query reads where the root sits (it meets the root item if there is one). */
@@ -146,7 +139,7 @@ export function planReads<W extends WindowLike>(
   const wanted = head.members.filter((member) => wants(need, member.name));
   const plan: PlannedQuery<W>[] = [];
   const query = (pattern: string, { input }: QueryRequest, window: W | undefined, readsTop: boolean, reads: readonly CollectionMember[]) =>
-    plan.push({ pattern, input, limit: input.Limit!, window, readsTop, reads: reads.map((member) => member.name) });
+    plan.push({ pattern, input, window, readsTop, reads: reads.map((member) => member.name) });
   const windows = need.windows as W[];
   const newest = windows.find((window) => runs.newest(window));
   if (newest) {

@@ -263,7 +263,7 @@ function strongly<Q extends PlannedQuery>(query: Q): Q {
  * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
  */
 export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: Item[]; complete: boolean }> {
-  const { items, complete } = await queryAll(table, query.input, { limit: query.limit });
+  const { items, complete } = await queryAll(table, query.input, { limit: query.input.Limit });
   return { items, complete };
 }
 
