@@ -26,8 +26,8 @@
  *
  * Lists: a connection's `nodes` and `edges` repeat their selection `first` times, `addresses` 10
  * times, `lines` 96 times and `Query.nodes` once an id. Loaders only ever save reads (a memo, a merged batch), so a sum of
- * per-field bounds bounds the operation. `first` outside 1..100 is refused before any read, so it
- * is counted as the nearest allowed value.
+ * per-field bounds bounds the operation. `first` outside 1..100, and a window's bad arguments (a
+ * month), are refused here, by the estimate, so no parent field reads before the refusal.
  *
  * `cost` (what `LIMITS.maxCost`, a subscription event's `LIMITS.maxEventCost` and the read quota
  * count) is `reads` plus 1 for every resolved
@@ -57,7 +57,7 @@ import { fieldsOf, fragmentsOf, subfieldsOf, type CollectedFields, type Fragment
 import {
   customerCollection,
   type CollectionDeclaration,
-  FIRST_DEFAULT,
+  checkFirst,
   FIRST_MAX,
   IDEMPOTENCY_PEEKS,
   MAX_LINES,
@@ -89,11 +89,13 @@ export interface CostSettings {
   writeShards: number;
 }
 
-/** `first` as the model will use it: the default when absent, and only 1..100 ever reads. */
+/**
+ * `first` as the model will use it: the default when absent. Outside 1..100 the estimate refuses
+ * it (BAD_USER_INPUT, the model's `checkFirst`): a nested list's parent would otherwise read before
+ * the list's own resolver refused.
+ */
 export function pageSize(args: Args): number {
-  const first = args.first;
-  if (typeof first !== 'number' || !Number.isFinite(first)) return FIRST_DEFAULT;
-  return Math.min(FIRST_MAX, Math.max(1, Math.floor(first)));
+  return checkFirst(typeof args.first === 'number' ? args.first : null);
 }
 
 const CUSTOMER_READS = 2;
@@ -144,7 +146,12 @@ function collectionReads(collection: CollectionDeclaration): Record<string, (arg
     if (member === collection.root) continue;
     for (const field of member.fields ?? [])
       reads[`${collection.graphql.type}.${field}`] =
-        member === collection.window ? (args) => pageSize(args) + 1 : () => collection.head.bound;
+        member === collection.window
+          ? (args) => {
+              collection.runs.check?.(args); // the window's own arguments (a month), refused before any read
+              return pageSize(args) + 1;
+            }
+          : () => collection.head.bound;
   }
   return reads;
 }

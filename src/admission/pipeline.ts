@@ -38,7 +38,7 @@ import {
 import { quotaKey, type Principal } from '../auth';
 import { Code } from '../errors/codes';
 import { refusal, withoutHttp } from '../errors/refusal';
-import { HTTP_STATUS } from '../model/errors';
+import { HTTP_STATUS, isDomainError } from '../model/errors';
 import { unauthenticated } from '../request/context';
 import { estimateOperation, type OperationEstimate } from './cost';
 import { resolveDocument, type TrustedDocuments } from './documents';
@@ -152,6 +152,9 @@ export function createAdmission(options: AdmissionOptions) {
     } catch (error) {
       // An argument graphql cannot coerce (validation passes most of these already).
       if (error instanceof GraphQLError) return refuse(refusal(Code.BAD_USER_INPUT, error.message));
+      // An argument the model refuses (`first` outside 1..100, a bad month): refused before any read.
+      if (isDomainError(error))
+        return refuse(refusal(error.code, error.message, error.field ? { extensions: { field: error.field } } : {}));
       throw error;
     }
     // Bounded per document; the oldest set of variables makes room (a screen cycles through many ids).

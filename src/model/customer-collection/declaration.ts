@@ -57,6 +57,8 @@ export interface RunSpec<W extends WindowLike = WindowLike> {
   newest(window: W): boolean;
   /** The SK prefix a window's run reads within (a month's orders: `ORDER#2026-09`). */
   prefix(window: W): string;
+  /** Checks a window field's own arguments (beyond `first`) before anything reads; throws BAD_USER_INPUT. */
+  check?(args: Record<string, unknown>): void;
   /** The page a window answers, from the run's records read so far, newest first. */
   page(collectionId: string, records: readonly unknown[], window: W): unknown;
 }

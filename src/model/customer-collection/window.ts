@@ -95,6 +95,7 @@ export function isNewest(window: OrderWindow): boolean {
 export const orderRuns: RunSpec<OrderWindow> = {
   key: runKey,
   top: NEWEST_RUN,
+  check: (args) => void checkWindowArgs(args as OrderWindowArgs),
   newest: isNewest,
   prefix: (window) => orderKeys.summaryPrefix(window.month),
   page: (customerId, records, window) => {
