@@ -39,6 +39,23 @@ describe('abuse limits, enforced before execution', () => {
     expect(dataOf(await stack.gql(aliased(LIMITS.maxAliases))).c0).toBeNull();
   });
 
+  // The estimate checks every list's arguments: a parent (an order, a profile by email, a status page) never reads first.
+  it('refuses a nested list’s bad arguments before its parent reads', async () => {
+    const id = newId();
+    await expectRefusedBeforeExecution(
+      `query($id: ID!) { order(id: $id) { customer { orders(first: 0) { nodes { id } } } } }`,
+      { id },
+      'BAD_USER_INPUT',
+    );
+    await expectRefusedBeforeExecution(
+      `query($e: String!) { customerByEmail(email: $e) { orders(month: "2026-13") { nodes { id } } } }`,
+      { e: 'ana@example.com' },
+      'BAD_USER_INPUT',
+    );
+    const page = `{ ordersByStatus(status: PAID, first: 1) { nodes { customer { orders(first: 500) { nodes { id } } } } } }`;
+    await expectRefusedBeforeExecution(page, undefined, 'BAD_USER_INPUT');
+  });
+
   it('refuses by estimated cost, multiplying lists by `first`, even under the alias limit', async () => {
     const id = newId();
     const query = `{ ${Array.from({ length: 10 }, (_, i) => `c${i}: customer(id: "${id}") { orders(first: 100) { nodes { id lines { sku } } } }`).join(' ')} }`;
