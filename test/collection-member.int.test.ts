@@ -182,7 +182,7 @@ describe('a second collection declared in test code is served by the same machin
     expect((view.pages[0] as OrderLineRecord[]).map((line) => line.lineNo)).toEqual([6, 5, 4, 3]);
   });
 
-  it('a missing order is null after its one Query', async () => {
+  it('a missing order is null after one GetItem of its header (the root alone: no Query)', async () => {
     const { view, wire } = await served(orderCollection, '01ARZ3NDEKTSV4RRFFQ69G5FAV', { header: true, windows: [] });
     expect(view).toBeNull();
     expect(wire).toEqual([{ operation: 'GetItem', condition: undefined, limit: undefined }]);

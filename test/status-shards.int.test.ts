@@ -78,7 +78,7 @@ describe('the status index with every order in one shard', () => {
 const SHIPPED = `query($first: Int, $after: String) { ordersByStatus(status: SHIPPED, first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`;
 
 describe('the status index with the newest orders in one shard and older ones in the others', () => {
-  it.skipIf(DEFAULT_WRITE_SHARDS !== 4)('reads the short shard again only above the cut, in one more wave, never past W', async () => {
+  it('reads the short shard again only above the cut, in one more wave, never past W', async () => {
     const { response, wire } = await stack.measure(SHIPPED, { first: 20 });
     expect(dataOf(response).ordersByStatus.nodes).toEqual(shipped.slice(0, 20).map(({ id }) => ({ id })));
     const share = firstWaveShare(21, DEFAULT_WRITE_SHARDS);

@@ -39,7 +39,7 @@ export const LIMITS = {
   /** Estimated items read (an upper bound) + 1 per object field; see src/admission/cost.ts. */
   maxCost: 10_000,
   /**
-   * The same estimate, for one event of a subscription (src/live/websocket.ts refuses a costlier one at
+   * The same estimate, for one event of a subscription (src/admission/pipeline.ts refuses a costlier one at
    * subscribe time, before any read). Far below `maxCost`, because an event is not a request: it
    * fans out to every subscriber that hears it and arrives at the rate of other people's writes,
    * not of the subscriber's own requests, so a selection admitted here is read again on every

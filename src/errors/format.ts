@@ -1,6 +1,6 @@
 /**
  * What a client sees of an error, on every transport: HTTP and Lambda (Apollo's `formatError`,
- * src/http/server.ts) and WebSocket (src/live/websocket.ts). The codes are the registry's
+ * src/http/apollo.ts) and WebSocket (src/live/websocket.ts). The codes are the registry's
  * (src/errors/codes.ts: the domain's, src/model/errors.ts, and the transport's); AWS and network faults are recognised in src/dynamo/errors.ts.
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';

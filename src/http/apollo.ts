@@ -77,7 +77,7 @@ export function createApollo(
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: protection.validationRules,
-    // One formatter for every transport (src/http/plugins.ts): domain codes, UNAVAILABLE for outages, masking.
+    // One formatter for every transport (src/errors/format.ts): domain codes, UNAVAILABLE for outages, masking.
     formatError: (formatted, error) => formatClientError(formatted, error, { production: options.production }),
     plugins: [
       ...transportPlugins,

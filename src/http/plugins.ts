@@ -1,7 +1,7 @@
 /**
  * Apollo plugins of the HTTP transport, each one concern: operation logs, the request id and 503 of
  * errors (after `formatClientError`, src/errors/format.ts), the `extensions.dynamodb` plan and
- * no-store. None of them changes what is executed; admission's plugins are src/admission's.
+ * no-store. None of them changes what is executed; admission is one plugin, src/http/admission.ts, over src/admission/pipeline.ts.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';

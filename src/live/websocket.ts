@@ -290,7 +290,7 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
 }
 
 /**
- * What a client sees of an error: HTTP's own formatting (src/http/plugins.ts: a domain error's message
+ * What a client sees of an error: HTTP's own formatting (src/errors/format.ts: a domain error's message
  * and code, UNAVAILABLE for contention and outages, anything else masked in production, no
  * suggestions), with a request id to find it in the logs. Logged once, here: an internal error at
  * error level, contention and outages at warn, the client's own errors not at all.

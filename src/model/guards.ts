@@ -186,6 +186,7 @@ export async function optimisticWrite<T>(
   busy: string,
 ): Promise<T> {
   let root = seen;
+  let cancellation: unknown;
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
     const decided = step(root);
     if ('done' in decided) return decided.done;
@@ -198,7 +199,8 @@ export async function optimisticWrite<T>(
       const refusal = decided.refused?.(reasons);
       if (refusal) throw refusal;
       if (failedCondition(reasons[0])) root = reasons[0]?.Item;
+      cancellation = error;
     }
   }
-  throw unavailable('contention', busy);
+  throw contended(cancellation, busy);
 }

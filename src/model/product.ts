@@ -185,8 +185,6 @@ export const catalogPrices = pattern(
 
 // ---- writes --------------------------------------------------------------------------------
 
-/** How many times putProduct tries again when another write of the product moved its sequence first. */
-
 /**
  * putProduct: creates or replaces the product of a SKU, with its ProductPut event (the product
  * aggregate, keyed by SKU), in one transaction. A new price applies to orders placed after it;

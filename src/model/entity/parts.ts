@@ -5,6 +5,7 @@
  */
 import type { KeyPart } from '../declare';
 import { ULID_SHAPE } from '../keys';
+import { checkWriteShards } from '../../dynamo/table';
 
 /** Ids are ULIDs as the server writes them (upper case): keys.ts declares the shape. */
 export const ID = ULID_SHAPE;
@@ -33,7 +34,7 @@ export function canonicalEmail(email: string): string {
  * `writeShards`), stable across processes and restarts.
  */
 export function shardOf(orderId: string, shards: number): number {
-  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`a shard count is an integer 1..64, got ${shards}`);
+  checkWriteShards(shards, 'shards');
   let hash = 0x811c9dc5;
   for (let i = 0; i < orderId.length; i++) {
     hash ^= orderId.charCodeAt(i);
