@@ -8,7 +8,7 @@
  * of several dependent requests states its `bound`, computed from the numbers its Limits are.
  */
 import type { Key, Table, TransactAction } from '../dynamo/table';
-import type { QueryInput } from '../dynamo/paging';
+import { queryAll, type QueryAllResult, type QueryInput } from '../dynamo/paging';
 
 /** A GetItem as the Table is given it (it adds the table name). */
 export interface GetInput {
@@ -39,6 +39,14 @@ export type TransactRequest = Extract<PatternRequest, { kind: 'TransactWriteItem
 export type Built = PatternRequest | readonly PatternRequest[];
 
 export const queryRequest = (input: QueryInput): QueryRequest => ({ kind: 'Query', input });
+
+/**
+ * Sends a pattern's Query: followed along `LastEvaluatedKey` past 1 MB pages, and never past its
+ * `Limit` in all (each page asks for what is left of it), so the Limit is the bound it declares.
+ */
+export function sendQuery(table: Table, input: QueryInput): Promise<QueryAllResult> {
+  return queryAll(table, input, { limit: input.Limit });
+}
 export const getRequest = (input: GetInput): GetRequest => ({ kind: 'GetItem', input });
 /** BatchGetItem of distinct keys (the bound counts one item a key). */
 export const batchGetRequest = (keys: Key[], options: { consistent: boolean }): BatchGetRequest => ({

@@ -12,11 +12,10 @@
  * rerun updates it (`runs`, `lastRunAt`). Every write goes through the write guards.
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
-import { queryAll } from '../dynamo/paging';
 import { writeTransaction, writeUpdate } from './guards';
 import { isConditionalCheckFailed } from './transactions';
 import { assignments, updateExpression } from '../dynamo/update-expression';
-import { pattern, queryRequest } from './declare';
+import { pattern, queryRequest, sendQuery } from './declare';
 import { migrationAppliedEntity, migrationCheckpointEntity } from './entity/migration';
 
 export const MIGRATION_PREFIX = migrationAppliedEntity.templates.PK.prefix;
@@ -149,7 +148,7 @@ export const migrationState = pattern(
   },
   async function migrationState(table: Table, name: string): Promise<MigrationState> {
     const request = stateQuery(name).input;
-    const { items } = await queryAll(table, request, { limit: request.Limit });
+    const { items } = await sendQuery(table, request);
     const applied = items.find(migrationAppliedEntity.matches);
     return {
       applied: applied ? appliedFromItem(applied) : undefined,

@@ -16,14 +16,13 @@
  * migration 0001 (src/ops/migrations/0001-order-lines-by-sku.ts).
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
-import { queryAll } from '../dynamo/paging';
 import { TRANSACTION_LIMIT } from '../dynamo/table';
 import { badInput, conflict, notFound } from './errors';
 import { checkId, EXAMPLE_ID } from './keys';
 import { optimisticWrite } from './guards';
 import type { EventActor } from './events';
 import { eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
-import { getRequest, pattern, queryRequest } from './declare';
+import { getRequest, pattern, queryRequest, sendQuery } from './declare';
 import { ORDER_STATUSES, type OrderStatus } from './entity/parts';
 import {
   lineFromItem,
@@ -158,7 +157,7 @@ export const orderDetail = pattern(
   },
   async function orderDetail(table: Table, orderId: string, consistent = false): Promise<OrderRecord | undefined> {
     const request = detailQuery(orderId, consistent).input;
-    const { items } = await queryAll(table, request, { limit: request.Limit });
+    const { items } = await sendQuery(table, request);
     return orderFromCollection(items);
   },
 );

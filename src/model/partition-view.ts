@@ -9,9 +9,8 @@
  * Queries sent together, the range itself and a few rows on each side of it (their Limits).
  */
 import type { Item, Table } from '../dynamo/table';
-import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
-import { getRequest, pattern, queryRequest, type QueryRequest } from './declare';
+import { getRequest, pattern, queryRequest, sendQuery, type QueryRequest } from './declare';
 import { EXAMPLE_ID } from './keys';
 import { orderKeys } from './order';
 
@@ -149,7 +148,7 @@ export const orderOwner = pattern(
 
 /** Sends a window's Queries together; each followed past 1 MB pages, never past its Limit. */
 async function windowOf(table: Table, queries: QueryRequest[]): Promise<PartitionWindow> {
-  const [range, before, after] = await Promise.all(queries.map(({ input }) => queryAll(table, input, { limit: input.Limit })));
+  const [range, before, after] = await Promise.all(queries.map(({ input }) => sendQuery(table, input)));
   if (!before || !after) return { rows: range!.items, moreBefore: false, moreAfter: !range!.complete };
   // A range cut at its limit leaves rows of it unread: the rows after it would not be its neighbours.
   return {

@@ -14,7 +14,6 @@
  * A product is never deleted, only made inactive: orders keep naming its SKU.
  */
 import type { Item, Key, Table, TransactAction } from '../dynamo/table';
-import { queryAll } from '../dynamo/paging';
 import { badInput } from './errors';
 import type { EventActor } from './events';
 import { EVENT_SEQ, eventPut, outboxEvent, sequenceOf, sequenceStep } from './outbox';
@@ -22,7 +21,7 @@ import { checkText } from './keys';
 import { checkFirst, decodeCursor, encodeCursor, type PageArgs } from './cursor';
 import { optimisticWrite } from './guards';
 import { checkSku } from './sku-index';
-import { batchGetRequest, getRequest, pattern, queryRequest } from './declare';
+import { batchGetRequest, getRequest, pattern, queryRequest, sendQuery } from './declare';
 import { productEntity, productFromItem, productToItem, type ProductRecord } from './entity/product';
 
 export const CATALOG_PK = productEntity.templates.PK.text;
@@ -133,7 +132,7 @@ export const products = pattern(
     const request = catalogQuery(args).input;
     const first = request.Limit! - 1;
     // A page cut short by DynamoDB's 1 MB (never at ≤ 101 small items, but possible) is continued.
-    const { items } = await queryAll(table, request, { limit: request.Limit });
+    const { items } = await sendQuery(table, request);
     const taken = items.slice(0, first).map(productFromItem);
     let cursors: string[] | undefined;
     return {

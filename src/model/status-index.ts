@@ -18,12 +18,11 @@
  * exactly once.
  */
 import { DEFAULT_WRITE_SHARDS, type Item, type Table } from '../dynamo/table';
-import { queryAll } from '../dynamo/paging';
 import { GSI1 } from '../dynamo/definition';
 import { checkFirst, decodeCursor, encodeCursor, orderPage, type CursorKey, type OrderPage, type PageArgs } from './cursor';
 import { badInput } from './errors';
 import { EXAMPLE_ID } from './keys';
-import { pattern, queryRequest, type QueryRequest } from './declare';
+import { pattern, queryRequest, sendQuery } from './declare';
 import { orderSummaryEntity, shardOf, type OrderStatus } from './entities';
 import { checkStatus, orderFromItem, type OrderRecord } from './order';
 import { newestAcrossShards, shardedReadBound, type ShardQuery, type ShardRead } from './shard-merge';
@@ -99,7 +98,7 @@ export const ordersByStatus = pattern(
       positions.map((position) => ({ next: position.kind === 'after' ? position.key : undefined, exhausted: position.kind === 'done' })),
       wanted,
       (item) => String(item.GSI1SK),
-      (shard, query) => readShard(table, shardQuery(checked, shard, query)),
+      (shard, query) => sendQuery(table, shardQuery(checked, shard, query).input),
     );
 
     const taken = merged.slice(0, first);
@@ -121,11 +120,6 @@ export const ordersByStatus = pattern(
     );
   },
 );
-
-/** Sends one shard's Query, following LastEvaluatedKey past 1 MB pages, never past its Limit in all. */
-async function readShard(table: Table, request: QueryRequest) {
-  return queryAll(table, request.input, { limit: request.input.Limit });
-}
 
 function indexKeyOf(item: Item): Record<string, string> {
   return { GSI1PK: String(item.GSI1PK), GSI1SK: String(item.GSI1SK), PK: String(item.PK), SK: String(item.SK) };

@@ -26,10 +26,10 @@
  */
 import type { Table } from '../../dynamo/table';
 import type { Item } from '../../dynamo/types';
-import { queryAll } from '../../dynamo/paging';
 import { customerFromItem, type CustomerRecord } from '../entity/customer';
 import type { CollectionDeclaration, WindowLike } from './declaration';
 import { customerCollection, type CollectionNeed, type CustomerView } from './members';
+import { sendQuery } from '../declare';
 import { collectionRequests, isRootOnly, mergeNeeds, planReads, wants, type AnyNeed, type PlannedQuery } from './plan';
 import { absorb, emptyState, isSatisfied, missingPart, pageOf, type CollectionAnomaly, type CollectionState } from './state';
 import { windowFor, type CheckedWindowArgs, type OrderWindow } from './window';
@@ -263,7 +263,7 @@ function strongly<Q extends PlannedQuery>(query: Q): Q {
  * planned `Limit` (DynamoDB cuts pages at 1 MB). `complete` tells whether the range was exhausted.
  */
 export async function runPlannedQuery(table: Table, query: PlannedQuery): Promise<{ items: Item[]; complete: boolean }> {
-  const { items, complete } = await queryAll(table, query.input, { limit: query.input.Limit });
+  const { items, complete } = await sendQuery(table, query.input);
   return { items, complete };
 }
 
