@@ -53,7 +53,7 @@ import {
   type GraphQLType,
   type OperationDefinitionNode,
 } from 'graphql';
-import { fieldsOf, fragmentsOf, subfieldsOf, type CollectedFields, type Fragments } from '../request/selection';
+import { fieldsOf, fragmentsOf, sameNodes, subfieldsOf, type CollectedFields, type Fragments } from '../request/selection';
 import {
   customerCollection,
   type CollectionDeclaration,
@@ -351,10 +351,6 @@ class Walker {
     if (parent.name.endsWith('Connection') && CONNECTION_LISTS.has(name)) return page;
     return LIST_SIZES[key] ?? FIRST_MAX;
   }
-}
-
-function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
-  return a.length === b.length && a.every((node, i) => node === b[i]);
 }
 
 function isList(type: GraphQLType): boolean {

@@ -116,6 +116,7 @@ function wrapped(variables: Variables): VariableValues {
   return wrapper;
 }
 
-function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
+/** Whether two field-node lists are the same nodes, in order (a merged field's identity). */
+export function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
   return a.length === b.length && a.every((node, i) => node === b[i]);
 }

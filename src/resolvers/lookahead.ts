@@ -18,7 +18,7 @@
  * one customer, is decoded per customer (once per request: `CustomerCollections.window`).
  */
 import { getArgumentValues, isObjectType, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo } from 'graphql';
-import { subfieldsOf } from '../request/selection';
+import { sameNodes, subfieldsOf } from '../request/selection';
 import {
   checkWindowArgs,
   customerCollection,
@@ -50,7 +50,7 @@ function memoised<V>(memo: Memo<V>, info: GraphQLResolveInfo, compute: (perDocum
   const nodes = info.fieldNodes;
   if (nodes.every((node) => variableFree(node, info.fragments))) {
     const hit = memo.byDocument.get(nodes[0]!);
-    if (hit && hit.nodes.length === nodes.length && hit.nodes.every((node, i) => node === nodes[i])) return hit.value;
+    if (hit && sameNodes(hit.nodes, nodes)) return hit.value;
     const value = compute(true);
     memo.byDocument.set(nodes[0]!, { nodes: [...nodes], value });
     return value;
