@@ -215,6 +215,8 @@ async function as(
 ): Promise<{ response: GraphQLResponse; requests: number }> {
   // A newcomer is a fresh identity each time: signed in, no customer yet.
   const sent = principal === 'newcomer' ? bearer(await tokens.subject(fresh('newcomer'))) : headers[principal];
+  // Staff wrote the cell's data: another principal's screens read it eventually (docs/consistency.md).
+  await stack.settled();
   stack.engine.wire.reset();
   const response = await stack.gql(query, variables, sent);
   return { response, requests: stack.engine.wire.requests().length };

@@ -108,6 +108,7 @@ describe('putProduct, product', () => {
     const input = { sku: sku('STAFF'), name: 'Thing', priceCents: 100, active: true };
     expectError(await stack.gql(PUT, { input }, customer), 'FORBIDDEN');
     await stack.gql(PUT, { input });
+    await stack.settled(); // staff wrote it: the customer's product(sku) reads eventually (docs/consistency.md)
     expect(dataOf(await stack.gql(GET, { sku: input.sku }, customer)).product).toEqual(input);
   });
 });

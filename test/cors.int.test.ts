@@ -169,7 +169,7 @@ describe('the server with CORS_ORIGINS=http://localhost:*', () => {
       String(answer.headers['access-control-expose-headers'])
         .split(',')
         .map((name) => name.trim()),
-    ).toEqual(['x-request-id', 'retry-after']);
+    ).toEqual(['x-request-id', 'retry-after', 'x-read-after']);
     expect(answer.headers.vary).toBe('Origin');
     expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
     expect(answer.headers['access-control-allow-methods']).toBeUndefined();

@@ -123,7 +123,10 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
           createdAt: expect.stringMatching(ISO),
         },
       },
+      // It wrote: the read-your-writes token (docs/consistency.md), as an extension and a header.
+      extensions: { readAfter: { token: headers['x-read-after'], until: expect.stringMatching(ISO) } },
     });
+    expect(headers['x-read-after']).toMatch(/^rw1\./);
     expect(bed.engine.wire.requests().map((r) => r.operation)).toEqual(['TransactWriteItems']);
     created = (body as { data: { createCustomer: typeof created } }).data.createCustomer;
   });
@@ -298,5 +301,34 @@ describe('the Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
     } finally {
       delete process.env.INTROSPECTION_ENABLED;
     }
+  });
+
+  it("reads strongly in another container with the token a write's response carried, eventually without it", async () => {
+    const operation = (query: string, variables: Record<string, unknown>, extra: Record<string, string> = {}) => {
+      const event = bed.fixture('customer-by-email.post');
+      event.body = JSON.stringify({ query, variables });
+      delete event.headers['content-length'];
+      Object.assign(event.headers, extra);
+      return event;
+    };
+    const renamed = parse(
+      await handler(
+        operation('mutation($id: ID!) { updateCustomer(id: $id, input: { name: "Lucía Dos" }) { name } }', { id: created.id }),
+        lambdaContext(),
+      ),
+    );
+    expect(renamed.body).toMatchObject({ data: { updateCustomer: { name: 'Lucía Dos' } } });
+    const token = renamed.headers['x-read-after'] as string;
+    vi.resetModules();
+    const other = (await import('../src/entry/lambda')).handler; // another container: it took no write
+    const read = async (extra: Record<string, string>) => {
+      bed.engine.wire.reset();
+      const { body } = parse(
+        await other(operation('query($id: ID!) { customer(id: $id) { name } }', { id: created.id }, extra), lambdaContext()),
+      );
+      return { body, consistent: bed.engine.wire.requests().map((r) => r.body.ConsistentRead === true) };
+    };
+    expect(await read({ 'x-read-after': token })).toEqual({ body: { data: { customer: { name: 'Lucía Dos' } } }, consistent: [true] });
+    expect((await read({})).consistent).toEqual([false]);
   });
 });

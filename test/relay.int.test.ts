@@ -144,6 +144,7 @@ describe('the relay publishes the outbox, at least once, from its checkpoint', (
 describe('Customer.stats, kept by the relay from the stream', () => {
   it('counts each order once, also when the events are delivered again', async () => {
     const customer = await createCustomer('Stats Sofía');
+    await stack.settled(); // staff made it: the customer's own `me` reads eventually (docs/consistency.md)
     const headers = bearer(await tokens.customer(customer.id));
     expect(dataOf(await stack.gql(STATS, {}, headers)).me.stats).toEqual({ orderCount: 0, lifetimeCents: 0, asOf: null });
     const a = await placeOrder(customer.id);
@@ -151,11 +152,13 @@ describe('Customer.stats, kept by the relay from the stream', () => {
     await move(a.id, 'CANCELLED'); // still an order placed
     const first = relayOver(stack, streams, recorder(), 'stats-a');
     await first.drain();
+    await stack.settled(); // the relay wrote the stats, not the customer: its `me` reads them eventually
     const expected = { orderCount: 2, lifetimeCents: a.totalCents + b.totalCents, asOf: expect.any(String) };
     expect(dataOf(await stack.gql(STATS, {}, headers)).me.stats).toEqual(expected);
     // Another relay (another checkpoint) delivers every event again: the sequence guard counts none twice.
     const again = relayOver(stack, streams, recorder(), 'stats-b');
     await again.drain();
+    await stack.settled();
     expect(again.counters.statsDuplicates).toBeGreaterThanOrEqual(2);
     expect(dataOf(await stack.gql(STATS, {}, headers)).me.stats).toEqual(expected);
     // Read with the profile the screen reads: no request of its own.

@@ -136,7 +136,7 @@ async function main() {
         design,
         hedged: false,
         url: urls[design],
-        headers: headersOf[design],
+        headers: design === 'singleTable' ? { ...headersOf[design], ...scenario.headers } : headersOf[design],
         server: servers[design],
       })),
       ...(scenario.hedged

@@ -36,6 +36,8 @@ export interface Scenario {
    * own, the baseline on its `byStatus` index), in the same interleaved run, reported as a scenario of its own.
    */
   unsharded?: { id: string; name: string };
+  /** Request headers of this scenario's requests to the product, over the staff token (e.g. `x-consistency`). */
+  headers?: Record<string, string>;
   /** Sequential operations and load rounds per design, when fewer than `--ops`/`--rounds` do (few bodies, fixed answers), to keep the run short. */
   ops?: number;
   rounds?: number;
@@ -68,6 +70,17 @@ export function scenarios(data: DataSet, config: BenchConfig): Scenario[] {
       designs: ['singleTable', 'multiTable', 'raw'],
       expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
       hedged: { id: 'customer-hedged', name: 'customer screen, hedged reads' },
+    },
+    {
+      // The screen as it reads within the window after its reader's own write (docs/consistency.md):
+      // ConsistentRead. `x-consistency: strong` makes exactly that request without a write before each read.
+      id: 'customer-strong',
+      name: 'customer screen right after its reader\u2019s own write (ConsistentRead)',
+      query: QUERIES.customer,
+      bodies: customers.map((c) => body(QUERIES.customer, { id: c.customer.id })),
+      designs: ['singleTable'],
+      expected: (i) => expectedCustomerScreen(customers[i % customers.length] as (typeof customers)[number], ORDERS_SHOWN),
+      headers: { 'x-consistency': 'strong' },
     },
     {
       id: 'customer-10k',

@@ -21,9 +21,11 @@ export const CORS_REQUEST_HEADERS = [
   'x-apollo-operation-name',
   'x-request-id',
   'x-explain',
+  'x-read-after',
+  'x-consistency',
 ];
 /** Response headers a browser script may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after'];
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'x-read-after'];
 /** How long a browser may cache a preflight answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

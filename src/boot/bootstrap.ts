@@ -137,6 +137,7 @@ export function serverSettings(config: Config): Omit<ServerOptions, 'table' | 'a
     quotas: config.quotas,
     stopGracePeriodMillis: config.shutdownGraceMillis,
     subscriptions: config.subscriptions,
+    ...(config.readYourWritesMs === undefined ? {} : { readYourWritesMs: config.readYourWritesMs }),
     ...(config.trustedDocuments ? { trustedDocuments: loadTrustedDocuments(config.trustedDocuments) } : {}),
   };
 }

@@ -53,6 +53,8 @@ export interface Config {
   readonly awsCredentialsInEnvironment: boolean;
   /** How long shutdown waits for requests in flight before closing their connections (`SHUTDOWN_GRACE_MS`). */
   readonly shutdownGraceMillis: number;
+  /** `READ_YOUR_WRITES_MS`: how long after a principal's own write its exact screens read strongly; unset: src/request/consistency.ts's default (5 s). */
+  readonly readYourWritesMs: number | undefined;
   /** Live updates' limits (src/hub/live.ts): `SUBSCRIPTIONS_PER_CONNECTION`, `SUBSCRIPTION_CONNECTIONS_PER_PRINCIPAL`, `SUBSCRIPTION_BUFFER`, `SUBSCRIPTION_HELD_EVENT_COST`. */
   readonly subscriptions: Partial<SubscriptionSettings>;
   /** The outbox relay (src/relay/relay.ts): `RELAY`, `EVENT_BUS_NAME`, `EVENT_SOURCE`, `RELAY_POLL_MS`, `RELAY_MAX_ATTEMPTS`. */
@@ -137,6 +139,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
     engineDebug: Boolean(env.ENGINE_DEBUG),
     awsCredentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE),
     shutdownGraceMillis: parseMillis('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 5_000),
+    readYourWritesMs: env.READ_YOUR_WRITES_MS ? parseMillis('READ_YOUR_WRITES_MS', env.READ_YOUR_WRITES_MS, 0) : undefined,
     subscriptions: positiveIntegers(env, SUBSCRIPTION_VARIABLES),
     relay: readRelayConfig(env),
     hedging: readHedgingConfig(env, production),

@@ -106,6 +106,7 @@ export class Meter {
   private capacity = 0;
   private hedges = 0;
   private hedgesWon = 0;
+  private writeRequests = 0;
   private readonly byOperation: Record<string, number> = {};
 
   constructor(options: MeterOptions = {}) {
@@ -133,6 +134,7 @@ export class Meter {
     this.requests += 1;
     if (wave > this.waves) this.waves = wave;
     this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+    if (!READS.has(operation)) this.writeRequests += 1;
     const described = this.kept && typeof detail === 'function' ? detail() : (detail as RequestDetail);
     const record: RequestRecord | undefined = this.kept
       ? {
@@ -181,6 +183,14 @@ export class Meter {
   /** The requests of this meter, in the order they were sent; empty for a `counters()` meter. */
   records(): readonly RequestRecord[] {
     return this.kept ?? [];
+  }
+
+  /**
+   * Whether a write request (any request but GetItem, Query, Scan, BatchGetItem) was sent, whatever
+   * its outcome: what makes the principal's next screens read strongly (src/request/consistency.ts).
+   */
+  get wrote(): boolean {
+    return this.writeRequests > 0;
   }
 
   /** How many records the meter holds (0 for a `counters()` meter, whatever it has measured). */

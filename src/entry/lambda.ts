@@ -17,6 +17,7 @@ import { handlers, startServerAndCreateLambdaHandler } from '@as-integrations/aw
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context as LambdaContext } from 'aws-lambda';
 import { readConfig } from '../boot/config';
 import { requestContext } from '../request/context';
+import { CONSISTENCY_HEADER, READ_AFTER_HEADER, sessionFor } from '../request/consistency';
 import { authenticatorFor, type Authenticate } from '../auth';
 import { bootstrap, loggerFor, serverSettings } from '../boot/bootstrap';
 import { createApollo } from '../http/apollo';
@@ -40,17 +41,28 @@ async function createContainer(): Promise<Invoke> {
   const { table } = await bootstrap(config); // never the embedded engine: not even in the bundle
   const authenticate: Authenticate = await authenticatorFor(config.auth);
   // Subscriptions are refused here with a clear message (src/admission/pipeline.ts, transport lambda): an HTTP API has no WebSocket.
-  const apollo = createApollo({ table, authenticate, logger, ...serverSettings(config) }, [], 'lambda');
+  // The session remembers this container's writes; the tokens it hands out hold across containers.
+  const base = serverSettings(config);
+  const settings = { ...base, session: sessionFor(base) };
+  const apollo = createApollo({ table, authenticate, logger, ...settings }, [], 'lambda');
 
   const requestIds = new WeakMap<APIGatewayProxyEventV2, string>();
   const inner = startServerAndCreateLambdaHandler(apollo, httpApiRequests(), {
     context: ({ event, context }) =>
-      requestContext(table, authenticate, config, {
-        authorization: headerOf(event, 'authorization'),
-        explainHeader: headerOf(event, 'x-explain'),
-        requestId: requestIds.get(event) ?? requestIdOf(event, context),
-        clientAddress: event.requestContext?.http?.sourceIp ?? 'unknown',
-      }),
+      requestContext(
+        table,
+        authenticate,
+        config,
+        {
+          authorization: headerOf(event, 'authorization'),
+          explainHeader: headerOf(event, 'x-explain'),
+          readAfter: headerOf(event, READ_AFTER_HEADER),
+          consistency: headerOf(event, CONSISTENCY_HEADER),
+          requestId: requestIds.get(event) ?? requestIdOf(event, context),
+          clientAddress: event.requestContext?.http?.sourceIp ?? 'unknown',
+        },
+        settings.session,
+      ),
   });
   logger.info({ table: config.tableName, endpoint: config.endpoint ?? 'Amazon DynamoDB', region: config.region }, 'lambda container ready');
   return async (event, context) => {

@@ -17,7 +17,8 @@ import { armor, LIMITS, QUOTA_DEFAULTS, type QuotaSettings } from '../admission/
 import { createAdmission } from '../admission/pipeline';
 import { admissionPlugin } from './admission';
 import { createQuotas, type Quotas } from '../admission/quotas';
-import { explainPlan, logOperations, maskInternalErrors, noStore } from './plugins';
+import { explainPlan, logOperations, maskInternalErrors, noStore, readYourWrites } from './plugins';
+import type { SessionConsistency } from '../request/consistency';
 import { formatClientError } from '../errors/format';
 import type { TrustedDocuments } from '../admission/documents';
 import type { EventHub } from '../hub/hub';
@@ -49,6 +50,14 @@ export interface ServerOptions {
   hub?: EventHub;
   /** Live updates' limits (src/hub/live.ts), over `SUBSCRIPTION_DEFAULTS`. */
   subscriptions?: Partial<SubscriptionSettings>;
+  /**
+   * Read-your-writes (src/request/consistency.ts), one per process: the transport's context decides
+   * each request's reads with it, and a response that wrote carries its token. The HTTP server
+   * makes one when absent; without one (a bare `createApollo`) screens read eventually, no token.
+   */
+  session?: SessionConsistency;
+  /** The window of the session the HTTP server makes when given none (`READ_YOUR_WRITES_MS`). */
+  readYourWritesMs?: number;
 }
 
 /**
@@ -100,6 +109,7 @@ export function createApollo(
       logOperations(options.logger),
       maskInternalErrors(),
       explainPlan(),
+      ...(options.session ? [readYourWrites(options.session)] : []),
       noStore(),
     ],
   });

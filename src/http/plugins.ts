@@ -11,6 +11,7 @@ import { HTTP_STATUS } from '../model/errors';
 import { Code } from '../errors/codes';
 import { entityOf } from '../model/entities';
 import { logLevel, rootCause } from '../errors/format';
+import { READ_AFTER_HEADER, type SessionConsistency } from '../request/consistency';
 
 /**
  * One JSON log line per operation (request id, operation name, duration, DynamoDB requests, waves,
@@ -134,6 +135,8 @@ export function explainPlan(): ApolloServerPlugin<Context> {
                 ...(r.hedge ? { hedge: { winner: r.hedge.winner, requests: 2, consumedCapacity: 'upper bound' } } : {}),
               })),
               waves: summary.waves,
+              // How the exact screens read (src/request/consistency.ts): strong, and why.
+              consistency: contextValue.reads,
               totals: {
                 requests: summary.requests,
                 items: summary.items,
@@ -163,6 +166,33 @@ export function noStore(): ApolloServerPlugin<Context> {
       return {
         async willSendResponse({ response }) {
           response.http.headers.set('cache-control', 'no-store');
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Read-your-writes (src/request/consistency.ts): a response whose operation sent a write request
+ * carries the token that makes its principal's next screens read strongly, as the `x-read-after`
+ * header and `extensions.readAfter` (`token`, `until` as an ISO time), and the session remembers
+ * the write for this process's later requests.
+ */
+export function readYourWrites(session: SessionConsistency): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (!contextValue.meter.wrote) return;
+          const readAfter = session.wrote(contextValue.principal);
+          if (!readAfter) return;
+          response.http.headers.set(READ_AFTER_HEADER, readAfter.token);
+          if (response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          result.extensions = {
+            ...result.extensions,
+            readAfter: { token: readAfter.token, until: new Date(readAfter.until).toISOString() },
+          };
         },
       };
     },

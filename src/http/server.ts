@@ -9,6 +9,7 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { buildSchema } from '../schema';
 import { rememberVerified, requestContext, type Context } from '../request/context';
+import { CONSISTENCY_HEADER, READ_AFTER_HEADER, sessionFor } from '../request/consistency';
 import { armor, LIMITS, QUOTA_DEFAULTS } from '../admission/limits';
 import { createQuotas } from '../admission/quotas';
 import { GENERIC_MESSAGE } from '../errors/format';
@@ -35,7 +36,8 @@ export interface RunningServer {
 /** Starts Apollo and the HTTP server; resolves once it listens. */
 export async function startServer(given: ServerOptions & { port: number; host: string }): Promise<RunningServer> {
   // HTTP requests: a client's token is verified once, then remembered until its exp (at most 30 s; context.ts).
-  const options = { ...given, authenticate: rememberVerified(given.authenticate) };
+  // One session for the process: its principals' recent writes make their next screens strong.
+  const options = { ...given, authenticate: rememberVerified(given.authenticate), session: given.session ?? sessionFor(given) };
   const cors = originMatcher(options.corsOrigins ?? []);
   const ready = async () => {
     await options.table.get({ Key: { PK: 'HEALTH#READY', SK: 'HEALTH' } });
@@ -160,12 +162,20 @@ async function handle(
       body: parseBody(body, headers.get('content-type')),
     },
     context: () =>
-      requestContext(options.table, options.authenticate, options, {
-        authorization: headers.get('authorization'),
-        explainHeader: headers.get('x-explain'),
-        requestId,
-        clientAddress: req.socket.remoteAddress ?? 'unknown',
-      }),
+      requestContext(
+        options.table,
+        options.authenticate,
+        options,
+        {
+          authorization: headers.get('authorization'),
+          explainHeader: headers.get('x-explain'),
+          readAfter: headers.get(READ_AFTER_HEADER),
+          consistency: headers.get(CONSISTENCY_HEADER),
+          requestId,
+          clientAddress: req.socket.remoteAddress ?? 'unknown',
+        },
+        options.session,
+      ),
   });
   for (const [name, value] of response.headers) res.setHeader(name, value);
   res.setHeader('x-request-id', requestId);

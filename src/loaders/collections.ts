@@ -34,11 +34,13 @@ export interface CollectionLoaders {
   collections: CustomerCollections;
   customers: DataLoader<CollectionRequest, CustomerView | null>;
   orders: DataLoader<string, OrderRecord | null>;
-  /** Order details read with ConsistentRead: only for an order proven to exist that `orders` missed. */
+  /** Order details read with ConsistentRead: an order proven to exist that `orders` missed, an event's order. */
   ordersStrongly: DataLoader<string, OrderRecord | null>;
+  /** Whether this request's exact screens read with ConsistentRead (`order(id)`, `customer(id)`, ...). */
+  strong: boolean;
 }
 
-export function createCollectionLoaders(table: Table, options: CollectionsOptions = {}): CollectionLoaders {
+export function createCollectionLoaders(table: Table, options: CollectionsOptions = {}, strong = false): CollectionLoaders {
   const collections = new CustomerCollections(table, options);
   const customers = new DataLoader<CollectionRequest, CustomerView | null>((requests) => collections.load(requests), {
     name: 'customers',
@@ -51,6 +53,7 @@ export function createCollectionLoaders(table: Table, options: CollectionsOption
   return {
     collections,
     customers,
+    strong,
     get orders() {
       return (orders ??= new DataLoader<string, OrderRecord | null>(
         (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId)) ?? null)),
@@ -72,6 +75,19 @@ export function createCollectionLoaders(table: Table, options: CollectionsOption
  */
 export async function provenOrder(loaders: CollectionLoaders, orderId: string): Promise<OrderRecord | null> {
   return (await loaders.orders.load(orderId)) ?? loaders.ordersStrongly.load(orderId);
+}
+
+/** An order an exact screen asks for (`order(id)`, `node`): read as the request's screens read. */
+export function exactOrder(loaders: CollectionLoaders, orderId: string): Promise<OrderRecord | null> {
+  return (loaders.strong ? loaders.ordersStrongly : loaders.orders).load(orderId);
+}
+
+/** A customer an exact screen asks for (`me`, `customer(id)`, `node`): read as the request's screens read. */
+export function exactCustomer(
+  loaders: CollectionLoaders,
+  request: Omit<CollectionRequest, 'exact' | 'proven'>,
+): CustomerView | null | Promise<CustomerView | null> {
+  return customerView(loaders, { ...request, exact: loaders.strong });
 }
 
 /**

@@ -13,9 +13,18 @@ export * from './lists';
 
 export type Loaders = CollectionLoaders & ListLoaders;
 
-export function createLoaders(table: Table, options: CollectionsOptions = {}): Loaders {
-  const collections = createCollectionLoaders(table, options);
-  const lists = createListLoaders(table, collections);
+export interface LoadersOptions extends CollectionsOptions {
+  /**
+   * The exact screens (`me`, `customer`, `order`, `product`, `node`) read with ConsistentRead:
+   * the request follows its principal's own write (src/request/consistency.ts). Default: eventual.
+   */
+  strong?: boolean;
+}
+
+export function createLoaders(table: Table, options: LoadersOptions = {}): Loaders {
+  const strong = options.strong === true;
+  const collections = createCollectionLoaders(table, options, strong);
+  const lists = createListLoaders(table, collections, strong);
   // Every loader but `customers` is made on first use (a customer screen needs none of them): the
   // two objects' getters are carried over as getters, not read.
   return Object.defineProperties(

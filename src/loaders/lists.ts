@@ -1,6 +1,6 @@
 /**
  * Loaders over the list patterns (customer by email, orders by status and by SKU, the catalog, and
- * the products `node`/`nodes` ask for, batched into one consistent BatchGetItem):
+ * the products `node`/`nodes` ask for, batched into one BatchGetItem):
  * resolvers reach reads only through loaders, never the table. The same list asked for twice in
  * one operation (two aliases with the same arguments) is read once; each key of a batch is its
  * own read (they are different patterns' calls), all sent in one wave.
@@ -35,7 +35,7 @@ export interface ListLoaders {
   ordersByStatus: DataLoader<{ status: string } & PageArgs, OrderPage>;
   ordersBySku: DataLoader<{ sku: string } & PageArgs, OrderPage>;
   product: DataLoader<string, ProductRecord | null>;
-  /** Products by SKU for `node`/`nodes`: every SKU of one tick in ONE consistent BatchGetItem (catalogPrices). */
+  /** Products by SKU for `node`/`nodes`: every SKU of one tick in ONE BatchGetItem (catalogPrices), as the request's exact screens read. */
   catalogProducts: DataLoader<string, ProductRecord | null>;
   products: DataLoader<PageArgs, ProductPage>;
 }
@@ -54,7 +54,7 @@ function eachAlone<K, V>(read: (key: K) => Promise<V>): (keys: readonly K[]) => 
 
 const argsKey = (value: object) => JSON.stringify(value, Object.keys(value).sort());
 
-export function createListLoaders(table: Table, collections: CollectionLoaders): ListLoaders {
+export function createListLoaders(table: Table, collections: CollectionLoaders, strong = false): ListLoaders {
   const options = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({
     name,
     maxBatchSize: LIST_BATCH,
@@ -89,8 +89,8 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
   const productBySku = lazy(
     () =>
       new DataLoader(
-        // Exact (ConsistentRead, one GetItem still): the price shown is the price charged (product.ts).
-        eachAlone(async (sku: string) => (await product(table, sku, true)) ?? null),
+        // An exact screen: ConsistentRead after the principal's own write (one GetItem either way).
+        eachAlone(async (sku: string) => (await product(table, sku, strong)) ?? null),
         options('product'),
       ),
   );
@@ -98,7 +98,7 @@ export function createListLoaders(table: Table, collections: CollectionLoaders):
     () =>
       new DataLoader(
         async (skus: readonly string[]) => {
-          const found = await catalogPrices(table, skus);
+          const found = await catalogPrices(table, skus, strong);
           return skus.map((sku) => found.get(sku) ?? null);
         },
         { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },

@@ -68,9 +68,10 @@ export function checkProduct(input: ProductInput): ProductRecord {
 // ---- access patterns -----------------------------------------------------------------------
 
 /**
- * product: one GetItem; undefined when there is no such SKU. With `consistent` (what
- * `Query.product` asks), ConsistentRead: the product screen shows the price placeOrder will
- * charge (catalogPrices reads strongly too), read right after putProduct; one item, 1 RCU.
+ * product: one GetItem; undefined when there is no such SKU. Eventual (0.5 RCU) unless
+ * `consistent` (what `Query.product` asks after the caller's own write, src/request/consistency.ts):
+ * then ConsistentRead (1 RCU), so the screen shows the price putProduct just set. placeOrder
+ * charges the price it reads itself, strongly (orderInputs), whatever a screen showed.
  */
 const productGet = (sku: string, consistent = false) => getRequest({ Key: productKeys.key(checkSku(sku)), ConsistentRead: consistent });
 
@@ -79,7 +80,7 @@ export const product = pattern(
     entity: 'Product',
     graphql: ['Query.product'],
     request: productGet,
-    example: ['MUG-1', true],
+    example: ['MUG-1'],
   },
   async function product(table: Table, sku: string, consistent = false): Promise<ProductRecord | undefined> {
     const item = await table.get(productGet(sku, consistent).input);
@@ -152,13 +153,13 @@ function decodeProductCursor(cursor: string): Key {
 }
 
 /**
- * catalogPrices: the current products of `skus` (distinct), in ONE BatchGetItem with
- * ConsistentRead (a price just changed is the price read). Returns them by SKU; a SKU with no
+ * catalogPrices: the current products of `skus` (distinct), in ONE BatchGetItem; with
+ * `consistent`, ConsistentRead (after the caller's own write). Returns them by SKU; a SKU with no
  * product is absent. At most 100 (the products of one `nodes` call, src/loaders/lists.ts), so one
  * call of ≤ 100 keys. (placeOrder reads its prices with its customer's profile: `orderInputs`.)
  */
-/** catalogPrices' BatchGetItem: the distinct SKUs' product keys, consistent. */
-const pricesGet = (skus: readonly string[]) => batchGetRequest([...new Set(skus)].map(productKeys.key), { consistent: true });
+/** catalogPrices' BatchGetItem: the distinct SKUs' product keys. */
+const pricesGet = (skus: readonly string[], consistent = false) => batchGetRequest([...new Set(skus)].map(productKeys.key), { consistent });
 
 export const catalogPrices = pattern(
   {
@@ -169,8 +170,8 @@ export const catalogPrices = pattern(
     scale: { name: 'SKUs', args: (n): [string[]] => [Array.from({ length: n }, (_, i) => `SKU-${i}`)] },
     note: 'the products of one node/nodes wave (≤ 100: one call)',
   },
-  async function catalogPrices(table: Table, skus: readonly string[]): Promise<Map<string, ProductRecord>> {
-    const request = pricesGet(skus);
+  async function catalogPrices(table: Table, skus: readonly string[], consistent = false): Promise<Map<string, ProductRecord>> {
+    const request = pricesGet(skus, consistent);
     if (request.keys.length === 0) return new Map();
     const items = await table.batchGet(request.keys, { consistent: request.consistent });
     return new Map(

@@ -5,7 +5,9 @@ import { Meter } from '../dynamo/meter';
 import { createLoaders, type Loaders } from '../loaders';
 import { AuthenticationFailed, IdentityProviderUnavailable, tokenExpiry, type Authenticate, type Principal } from '../auth';
 import { ErrorCode, HTTP_STATUS, UNAVAILABLE_MESSAGES } from '../model/errors';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
 import type { OperationEstimate } from './estimate';
+import { EVENTUAL_READS, type ConsistencyRequest, type Reads, type SessionConsistency } from './consistency';
 
 /**
  * What every resolver of one GraphQL operation shares: who is calling, the table handle metered
@@ -21,6 +23,8 @@ export interface Context {
   loaders: Loaders;
   /** Whether the response carries `extensions.dynamodb` (the request plan). */
   explain: boolean;
+  /** How the exact screens read: eventually, or strongly after the principal's own write (src/request/consistency.ts). */
+  reads: Reads;
   /** The operation's estimate (src/admission/cost.ts), once the admission pipeline (src/admission/pipeline.ts) has computed it. */
   cost?: OperationEstimate | undefined;
 }
@@ -33,8 +37,9 @@ export interface ExplainPolicy {
 
 export function createContext(
   baseTable: Table,
-  options: { principal: Principal; clientAddress?: string; explain: boolean; requestId?: string | undefined },
+  options: { principal: Principal; clientAddress?: string; explain: boolean; requestId?: string | undefined; reads?: Reads },
 ): Context {
+  const reads = options.reads ?? EVENTUAL_READS;
   // Records (one per request, with the keys of every item it returned) feed only the explain plan: kept
   // when the response carries it; the totals of the log line and the budgets are counted either way.
   const meter = new Meter({ records: options.explain });
@@ -45,8 +50,9 @@ export function createContext(
     clientAddress: options.clientAddress ?? 'unknown',
     table,
     meter,
-    loaders: createLoaders(table),
+    loaders: createLoaders(table, { strong: reads.strong }),
     explain: options.explain,
+    reads,
   };
 }
 
@@ -54,13 +60,21 @@ export function createContext(
  * The context of one HTTP request (server.ts and lambda.ts alike): authenticates its bearer token
  * and decides whether it gets the plan. A token that does not verify refuses the whole request:
  * HTTP 401, `UNAUTHENTICATED`, and a `WWW-Authenticate` challenge; a token that cannot be checked
- * because the identity provider's key set cannot be fetched is HTTP 503, `UNAVAILABLE`.
+ * because the identity provider's key set cannot be fetched is HTTP 503, `UNAVAILABLE`. With a
+ * `session`, the request's consistency headers decide how it reads (src/request/consistency.ts): a
+ * malformed one is HTTP 400, `BAD_REQUEST`, before any read; without one it reads eventually.
  */
 export async function requestContext(
   baseTable: Table,
   authenticate: Authenticate,
   policy: ExplainPolicy,
-  request: { authorization: string | undefined; explainHeader: string | undefined; requestId: string; clientAddress: string },
+  request: {
+    authorization: string | undefined;
+    explainHeader: string | undefined;
+    requestId: string;
+    clientAddress: string;
+  } & ConsistencyRequest,
+  session?: SessionConsistency,
 ): Promise<Context> {
   let principal: Principal;
   try {
@@ -70,11 +84,25 @@ export async function requestContext(
     if (!(error instanceof AuthenticationFailed)) throw error;
     throw unauthenticated(error.message, 'invalid_token');
   }
+  const reads = session ? session.reads(principal, request) : EVENTUAL_READS;
+  if ('refused' in reads) throw badRequest(reads.refused);
   return createContext(baseTable, {
     principal,
     clientAddress: request.clientAddress,
     explain: explainWanted(policy, request.explainHeader, principal),
     requestId: request.requestId,
+    reads,
+  });
+}
+
+/** The request-level refusal of a malformed request header: HTTP 400, `BAD_REQUEST`. */
+function badRequest(message: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: {
+      code: ApolloServerErrorCode.BAD_REQUEST,
+      // Like `unauthenticated`, this leaves before the plugins' willSendResponse.
+      http: { status: 400, headers: new Map([['cache-control', 'no-store']]) },
+    },
   });
 }
 

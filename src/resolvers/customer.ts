@@ -17,7 +17,7 @@ import {
   type CustomerStats,
 } from '../model';
 
-import { customerView, primeNewCustomer, primeProfile } from '../loaders';
+import { customerView, exactCustomer, primeNewCustomer, primeProfile } from '../loaders';
 import { customerNeed, orderWindowArgs } from './lookahead';
 import { actorOf } from './actor';
 
@@ -116,7 +116,7 @@ function then<T, U>(value: T | Promise<T>, f: (value: T) => U): U | Promise<U> {
 
 /** A customer and whatever the selection below wants of its collection, in one batch with its peers. */
 async function customerById(customerId: string, ctx: Context, info: GraphQLResolveInfo): Promise<CustomerRef | null> {
-  const view = await customerView(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId), exact: true });
+  const view = await exactCustomer(ctx.loaders, { customerId, need: customerNeed(info, ctx.loaders.collections, customerId) });
   return view ? { id: customerId, profile: view.profile } : null;
 }
 

@@ -1,6 +1,6 @@
 import type { MutationResolvers, OrderConnectionResolvers, OrderResolvers, QueryResolvers } from './types.generated';
 import { badInput, checkOrderId, placeOrder, updateOrderStatus } from '../model';
-import { customerView, primeOrder, provenOrder } from '../loaders';
+import { customerView, exactOrder, primeOrder, provenOrder } from '../loaders';
 import { ownCustomerId } from '../auth';
 import { customerNeed } from './lookahead';
 import { actorOf } from './actor';
@@ -23,9 +23,9 @@ export function pageInfo(page: { hasNextPage: boolean; hasPreviousPage: boolean;
 }
 
 export const orderQueries: QueryResolvers = {
-  // Strongly consistent: an eventual read may answer null right after placeOrder (README, "What each
-  // GraphQL field reads"); `node` of an order id reads it the same way.
-  order: (_root, { id }, ctx) => ctx.loaders.ordersStrongly.load(checkOrderId(id)),
+  // An exact screen: strongly after the caller's own write (placeOrder), eventually otherwise
+  // (README, "What each GraphQL field reads"); `node` of an order id reads it the same way.
+  order: (_root, { id }, ctx) => exactOrder(ctx.loaders, checkOrderId(id)),
 
   ordersByStatus: (_root, { status, first, after }, ctx) => ctx.loaders.ordersByStatus.load({ status, first, after }),
 

@@ -26,6 +26,8 @@ export function testAuthenticator(): Promise<Authenticate> {
 
 export const tokens = {
   staff: async () => (await devIssuer()).sign(devClaims(names, { staff: true })),
+  /** Another staff member than `staff()`'s (its own subject: its own writes, quota and read-your-writes). */
+  staffAs: async (subject: string) => (await devIssuer()).sign(devClaims(names, { staff: true, subject })),
   customer: async (customerId: string) => (await devIssuer()).sign(devClaims(names, { customerId })),
   /** Signed in, no customer claim: the customer id is derived from the subject. */
   subject: async (subject: string) => (await devIssuer()).sign(devClaims(names, { subject })),

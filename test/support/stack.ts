@@ -19,6 +19,7 @@ import type { Quotas } from '../../src/admission/quotas';
 import type { TrustedDocuments } from '../../src/admission/documents';
 import type { EventHub } from '../../src/hub/hub';
 import type { SubscriptionSettings } from '../../src/hub/live';
+import type { SessionConsistency } from '../../src/request/consistency';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -59,7 +60,9 @@ export interface Stack {
   /**
    * Writes items straight to the table, 25 a BatchWriteItem (`Table.putAll`, `UnprocessedItems`
    * retried), `streams` calls in flight (default 1), for large fixtures. Every item passes the
-   * write guards, unless `guard: false`: only for fixtures that are corrupt on purpose.
+   * write guards, unless `guard: false`: only for fixtures that are corrupt on purpose. Resolves
+   * once the items are settled (`settled()`): a fixture is data that was there before the test, and
+   * the screens read eventually unless their principal wrote (docs/consistency.md).
    */
   load(items: Item[], options?: LoadOptions): Promise<void>;
   close(): Promise<void>;
@@ -102,6 +105,8 @@ export interface StackOptions {
    * that needs the deterministic engine, with a comment saying why.
    */
   engine?: StackEngineOptions;
+  /** The server's read-your-writes session (src/request/consistency.ts): a test's own window or clock; the server's default when absent. */
+  session?: SessionConsistency;
   /** The table's status-index shard count (`TableOptions.writeShards`, as `STATUS_SHARDS` sets it); the default when absent. */
   writeShards?: number;
 }
@@ -138,6 +143,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     quotas: options.quotas ?? { readsPerMinute: 1e12, writesPerMinute: 1e12 },
     ...(options.buckets ? { buckets: options.buckets } : {}),
     ...(options.trustedDocuments ? { trustedDocuments: options.trustedDocuments } : {}),
+    ...(options.session ? { session: options.session } : {}),
     ...(options.subscriptions ? { subscriptions: options.subscriptions } : {}),
     ...(options.stopGracePeriodMillis !== undefined ? { stopGracePeriodMillis: options.stopGracePeriodMillis } : {}),
     logger: options.log
@@ -186,6 +192,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async load(items, options = {}) {
       const target = options.guard === false ? table.withGuard(undefined) : guarded(table);
       await target.putAll(items, { concurrency: options.streams ?? 1 });
+      await Promise.all([engine.indexesSettled(), engine.readsSettled()]);
     },
     async close() {
       await server.close();
