@@ -80,10 +80,11 @@ describe('originMatcher', () => {
     expect(() => originMatcher(['https://app.example.com/'])).toThrow(/CORS_ORIGINS/);
   });
 
-  it('development allows http://localhost:* and http://127.0.0.1:*; production only what CORS_ORIGINS lists', () => {
+  it('development allows http://localhost:*, http://127.0.0.1:* and Apollo Sandbox; production only what CORS_ORIGINS lists', () => {
     const development = originMatcher(readConfig({}).corsOrigins);
     expect(development('http://localhost:3000')).toBe(true);
     expect(development('http://127.0.0.1:8080')).toBe(true);
+    expect(development('https://studio.apollographql.com')).toBe(true);
     expect(development('https://app.example.com')).toBe(false);
     const production = {
       NODE_ENV: 'production',

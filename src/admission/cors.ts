@@ -3,8 +3,8 @@
  * headers that tell the browser so. In Lambda, API Gateway's `CorsConfiguration` (template.yaml)
  * answers preflights and adds these headers itself, so lambda.ts needs none of this.
  *
- * The allow-list (`CORS_ORIGINS`, comma-separated; development default `http://localhost:*` and
- * `http://127.0.0.1:*`) holds exact origins (`https://app.example.com`), origins whose port is
+ * The allow-list (`CORS_ORIGINS`, comma-separated; development default `http://localhost:*`,
+ * `http://127.0.0.1:*` and Apollo Sandbox's `https://studio.apollographql.com`) holds exact origins (`https://app.example.com`), origins whose port is
  * `*` (any port, or none), or `*` alone (any origin). Credentials are never allowed: the token
  * travels in the `Authorization` header, not in a cookie, so no `Access-Control-Allow-Credentials`.
  * A refused origin gets no CORS header at all, and its browser withholds the response.
@@ -23,6 +23,9 @@ export const CORS_REQUEST_HEADERS = [
   'x-explain',
   'x-read-after',
   'x-consistency',
+  // Apollo's client-awareness headers (Apollo Client's `clientAwareness`, Sandbox).
+  'apollographql-client-name',
+  'apollographql-client-version',
 ];
 /** Response headers a browser script may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'x-read-after'];
@@ -88,6 +91,8 @@ export function applyCors(allowed: OriginCheck, req: IncomingMessage, res: Serve
     res.setHeader('Access-Control-Allow-Methods', CORS_METHODS);
     res.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS.join(', '));
     res.setHeader('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
+    // Chrome's Private Network Access: a public page (Sandbox) calling a loopback server asks first.
+    if (req.headers['access-control-request-private-network'] === 'true') res.setHeader('Access-Control-Allow-Private-Network', 'true');
   }
   res.setHeader('Allow', CORS_METHODS);
   res.statusCode = 204;

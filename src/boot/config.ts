@@ -23,6 +23,12 @@ import type { HedgeSettings } from '../dynamo/hedge';
 
 export type { AuthConfig } from '../auth';
 
+/**
+ * The browser origins development allows when `CORS_ORIGINS` is unset: any local port, and Apollo
+ * Sandbox (https://studio.apollographql.com), which calls the local server from its own origin.
+ */
+export const DEVELOPMENT_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*', 'https://studio.apollographql.com'];
+
 export interface Config {
   readonly tableName: string;
   readonly port: number;
@@ -131,7 +137,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
             .filter((origin) => origin.length > 0)
         : production
           ? []
-          : ['http://localhost:*', 'http://127.0.0.1:*'],
+          : DEVELOPMENT_ORIGINS,
     trustedDocuments: env.TRUSTED_DOCUMENTS || undefined,
     quotas: positiveIntegers(env, QUOTA_VARIABLES),
     model: readModelSettings(env),
