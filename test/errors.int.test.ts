@@ -49,8 +49,24 @@ describe('internal errors in development', () => {
       const response = await stack.gql(`query($id: ID!) { customer(id: $id) { name } }`, { id: newId() });
       expectError(response, 'INTERNAL_SERVER_ERROR');
       expect(response.errors![0]!.extensions!.requestId).toBeTruthy();
+      expect(response.errors![0]!.message).toMatch(/engine broke/);
+      // No stack trace unless asked (DEBUG_ERRORS=1): the log line has it.
+      expect(response.errors![0]!.extensions!.stacktrace).toBeUndefined();
     } finally {
       stop();
+    }
+  });
+
+  it('carry their stack trace with DEBUG_ERRORS=1', async () => {
+    const debugging = await startStack({ production: false, debugErrors: true });
+    const stop = debugging.engine.faults.inject('*', () => errorResponse('ValidationException', 'engine broke'));
+    try {
+      const response = await debugging.gql(`query($id: ID!) { customer(id: $id) { name } }`, { id: newId() });
+      expectError(response, 'INTERNAL_SERVER_ERROR');
+      expect(response.errors![0]!.extensions!.stacktrace).toEqual(expect.arrayContaining([expect.stringMatching(/engine broke/)]));
+    } finally {
+      stop();
+      await debugging.close();
     }
   });
 });

@@ -133,6 +133,7 @@ export function serverSettings(config: Config): Omit<ServerOptions, 'table' | 'a
     production: config.production,
     explainInProduction: config.explainInProduction,
     introspectionInProduction: config.introspectionInProduction,
+    debugErrors: config.debugErrors,
     corsOrigins: config.corsOrigins,
     quotas: config.quotas,
     stopGracePeriodMillis: config.shutdownGraceMillis,

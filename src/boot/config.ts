@@ -39,6 +39,8 @@ export interface Config {
   readonly production: boolean;
   /** Whether `x-explain: 1` is honoured in production, for staff (always honoured in development). */
   readonly explainInProduction: boolean;
+  /** `DEBUG_ERRORS=1`: development error responses carry their stack trace (`extensions.stacktrace`); never in production. */
+  readonly debugErrors: boolean;
   /** Whether introspection is served in production (always in development). */
   readonly introspectionInProduction: boolean;
   /** Create the table when missing, against `DYNAMODB_ENDPOINT` (always with the embedded engine). */
@@ -128,6 +130,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
     production,
     explainInProduction: isOn(env.EXPLAIN_ENABLED),
     introspectionInProduction: isOn(env.INTROSPECTION_ENABLED),
+    debugErrors: !production && isOn(env.DEBUG_ERRORS),
     createTable: isOn(env.CREATE_TABLE),
     auth,
     corsOrigins:

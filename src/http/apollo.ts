@@ -32,6 +32,8 @@ export interface ServerOptions {
   /** Honour `x-explain: 1` in production too. */
   explainInProduction?: boolean;
   logger: Logger;
+  /** Development only: error responses carry `extensions.stacktrace` (`DEBUG_ERRORS=1`); default off. */
+  debugErrors?: boolean;
   /** Introspection in production (always on in development). */
   introspectionInProduction?: boolean;
   /** Largest request body accepted, in bytes. */
@@ -62,7 +64,8 @@ export interface ServerOptions {
 
 /**
  * The Apollo server of the product, for any transport (node:http here, AWS Lambda in lambda.ts).
- * Production: no landing page, introspection off unless configured, no stack traces, no field
+ * Production: no landing page, introspection off unless configured, no stack traces (in development
+ * only with `debugErrors`), no field
  * suggestions, internal errors masked. Batched HTTP requests are off in every mode. Apollo's own
  * landing page is off in every mode: in development the HTTP server answers a browser's GET with
  * the offline explorer instead (src/dev/explorer, before Apollo sees the request).
@@ -78,7 +81,8 @@ export function createApollo(
     // Queries and mutations run compiled (src/http/execution.ts); Apollo still parses, validates and admits them.
     gateway: compiledExecution(schema),
     introspection: !options.production || options.introspectionInProduction === true,
-    includeStacktraceInErrorResponses: !options.production,
+    // Stack traces in error responses only when asked (DEBUG_ERRORS=1, development only): the log has them anyway.
+    includeStacktraceInErrorResponses: !options.production && options.debugErrors === true,
     hideSchemaDetailsFromClientErrors: options.production,
     allowBatchedHttpRequests: false,
     // The process entry point owns SIGTERM/SIGINT (src/entry/cli/start.ts, once): it calls close(), which

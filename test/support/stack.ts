@@ -77,6 +77,8 @@ export interface LoadOptions {
 
 export interface StackOptions {
   production?: boolean;
+  /** Development error responses with their stack traces (`DEBUG_ERRORS=1`). */
+  debugErrors?: boolean;
   explainInProduction?: boolean;
   introspectionInProduction?: boolean;
   /** Where the server's JSON log lines go (silent when absent). */
@@ -137,6 +139,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     table,
     authenticate: options.authenticate ?? (await testAuthenticator()),
     production: options.production ?? false,
+    debugErrors: options.debugErrors ?? false,
     explainInProduction: options.explainInProduction ?? false,
     introspectionInProduction: options.introspectionInProduction ?? false,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
