@@ -8,8 +8,14 @@
 # to the bundle.
 ESBUILD ?= node_modules/.bin/esbuild
 
+# Apollo Server's usage-reporting, inline-trace and schema-reporting plugins (and the protobuf
+# encoder they pull in, about 300 KB) stay out of it: src/http/apollo.ts installs their Disabled
+# plugins, so Apollo never imports them (its dynamic imports of them are left unresolved here).
+APOLLO_UNUSED = --external:./plugin/usageReporting/index.js --external:./plugin/inlineTrace/index.js \
+	--external:./plugin/schemaReporting/index.js
+
 build-GraphQLFunction:
-	$(ESBUILD) src/entry/lambda.ts --bundle --platform=node --format=esm --target=node22 \
+	$(ESBUILD) src/entry/lambda.ts --bundle --platform=node --format=esm --target=node22 $(APOLLO_UNUSED) \
 		--outfile=$(ARTIFACTS_DIR)/lambda.mjs --minify --keep-names --sourcemap --legal-comments=none --log-level=warning \
 		"--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
 	cp src/schema/*.graphql $(ARTIFACTS_DIR)/

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:cold`: the Lambda handler's bundle size and cold start, beside a raw SDK handler's.
  *
- * Both are bundled as the Makefile bundles `lambda.handler` (one minified ESM file, the AWS SDK
- * inside). A cold start is measured in a fresh `node` process per round, as a new Lambda container
+ * The product's bundle is the Makefile's (`make build-GraphQLFunction`, what `sam build` runs); the
+ * raw handler and the experiment are bundled with the same esbuild options (one minified ESM file,
+ * the AWS SDK inside). A cold start is measured in a fresh `node` process per round, as a new Lambda container
  * runs it: from before the bundle's `import()` to the first invocation's answer. The product's
  * first invocation is `{ __typename }` over API Gateway's payload 2.0, in production mode (tokens
  * verified against a local JWKS, which an anonymous `__typename` never needs); the raw handler's is
@@ -10,7 +11,9 @@
  * is the median of the rounds (flag `--rounds N`, default 9), with the spread.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, copyFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,42 +29,39 @@ const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 9;
 const TABLE = 'cold-start';
 
 /**
- * The experiment's variant: src/http/execution.ts replaced by the same gateway executing with
- * graphql-js's own `execute`, so graphql-jit (with ajv, fast-json-stringify, fast-uri) is not
- * bundled. Not a product build: a measurement of what jit costs on the cold path.
+ * The experiment's variant: the product's handler with src/http/interpreted.ts replaced by the
+ * long-running server's graphql-jit gateway (src/http/execution.ts), so graphql-jit (with ajv,
+ * fast-json-stringify, fast-uri) is bundled. Not a product build: what jit would cost on the cold path.
  */
-const INTERPRETED_EXECUTION = `
-import { execute, printSchema } from 'graphql';
-export function compiledExecution(schema) {
-  return {
-    onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
-      return () => {};
-    },
-    async load() {
-      return {
-        executor: ({ document, operationName, context, request }) =>
-          execute({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} }),
-      };
-    },
-    async stop() {},
-  };
-}`;
-const withoutJit: Plugin = {
-  name: 'without-graphql-jit',
+const withJit: Plugin = {
+  name: 'with-graphql-jit',
   setup(builder) {
-    builder.onResolve({ filter: /\/execution$/ }, (args) =>
-      args.importer.endsWith(join('src', 'http', 'apollo.ts')) ? { path: 'execution', namespace: 'without-jit' } : undefined,
+    builder.onResolve({ filter: /\/interpreted$/ }, (args) =>
+      args.importer.endsWith(join('src', 'http', 'apollo.ts')) ? { path: 'interpreted', namespace: 'with-jit' } : undefined,
     );
-    builder.onLoad({ filter: /.*/, namespace: 'without-jit' }, () => ({ contents: INTERPRETED_EXECUTION, loader: 'js', resolveDir: root }));
+    builder.onLoad({ filter: /.*/, namespace: 'with-jit' }, () => ({
+      contents: `export { compiledExecution as interpretedExecution } from ${JSON.stringify(join(root, 'src/http/execution.ts'))};`,
+      loader: 'ts',
+      resolveDir: root,
+    }));
   },
 };
 
-/** The Makefile's esbuild options (build-GraphQLFunction). */
-async function bundle(entry: string, outdir: string, name: string, plugins: Plugin[] = []): Promise<string> {
+/** The product's bundle, built by the Makefile target `sam build` runs: one definition of the build. */
+async function makeBundle(outdir: string): Promise<string> {
+  await promisify(execFile)('make', ['-s', 'build-GraphQLFunction', `ARTIFACTS_DIR=${outdir}`], { cwd: root });
+  return join(outdir, 'lambda.mjs');
+}
+
+/** Apollo's plugins the Makefile leaves out of the product's bundle (APOLLO_UNUSED). */
+const APOLLO_UNUSED = ['./plugin/usageReporting/index.js', './plugin/inlineTrace/index.js', './plugin/schemaReporting/index.js'];
+
+/** The Makefile's esbuild options (build-GraphQLFunction), for the raw handler and the experiment. */
+async function bundle(entry: string, outdir: string, name: string, plugins: Plugin[] = [], external: string[] = []): Promise<string> {
   const outfile = join(outdir, `${name}.mjs`);
   await build({
     plugins,
+    external,
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -140,10 +140,8 @@ try {
   const doc = createDocumentClient({ endpoint: engine.endpoint, region: 'eu-west-1' });
   await ensureTable(doc, TABLE);
   doc.destroy();
-  const product = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda');
-  const interpreted = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda-without-jit', [withoutJit]);
-  for (const file of readdirSync(join(root, 'src/schema')).filter((name) => name.endsWith('.graphql')))
-    copyFileSync(join(root, 'src/schema', file), join(dir, file));
+  const product = await makeBundle(dir); // copies the schema files beside it too
+  const jit = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda-with-jit', [withJit], APOLLO_UNUSED);
   const rawEntry = join(root, 'packages/bench', '.cold-raw-handler.ts');
   writeFileSync(rawEntry, RAW_HANDLER);
   const raw = await bundle(rawEntry, dir, 'raw').finally(() => rmSync(rawEntry));
@@ -163,11 +161,11 @@ try {
     AUTH_ISSUER: 'https://issuer.example.com',
     AUTH_AUDIENCE: 'cold',
   };
-  const runs = { product: [] as number[], interpreted: [] as number[], raw: [] as number[] };
+  const runs = { product: [] as number[], jit: [] as number[], raw: [] as number[] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, file] of [
       ['product', product],
-      ['interpreted', interpreted],
+      ['jit', jit],
       ['raw', raw],
     ] as const) {
       const { ms, status } = await coldStart(file, env);
@@ -180,12 +178,12 @@ try {
     `${name.padEnd(12)} ${(size(file) / 1e6).toFixed(2)} MB  cold start median ${median(runs[name]).toFixed(0)} ms (min ${Math.min(...runs[name]).toFixed(0)}, max ${Math.max(...runs[name]).toFixed(0)})`;
   console.log(`Lambda cold start, import + first invocation, ${rounds} rounds, ${new Date().toISOString()}`);
   console.log(row('product', product));
-  console.log(`${row('interpreted', interpreted)}  (no graphql-jit: graphql-js executes)`);
+  console.log(`${row('jit', jit)}  (experiment: the same handler executing with graphql-jit, as the server does)`);
   console.log(row('raw', raw));
   const ratio = (file: string, name: keyof typeof runs) =>
     `${(median(runs[name]) / median(runs.raw)).toFixed(2)}× the raw SDK handler's cold start, bundle ${(size(file) / size(raw)).toFixed(2)}×`;
   console.log(`product      ${ratio(product, 'product')}`);
-  console.log(`interpreted  ${ratio(interpreted, 'interpreted')}`);
+  console.log(`jit          ${ratio(jit, 'jit')}`);
 } finally {
   idp.close();
   await engine.close();

@@ -5,11 +5,17 @@
  * Lambda bundle holds none of them (test/lambda-bundle.int.test.ts).
  */
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { buildSchema } from '../schema';
-import { compiledExecution } from './execution';
+import { interpretedExecution, type Execution } from './interpreted';
 import type { Context } from '../request/context';
 import type { Authenticate } from '../auth';
 import type { Table } from '../dynamo/table';
@@ -75,11 +81,13 @@ export function createApollo(
   transportPlugins: ApolloServerPlugin<Context>[] = [],
   where: 'server' | 'lambda' = 'server',
   schema: GraphQLSchema = buildSchema(),
+  execution: Execution = interpretedExecution,
 ): ApolloServer<Context> {
   const protection = armor(options.production);
   return new ApolloServer<Context>({
-    // Queries and mutations run compiled (src/http/execution.ts); Apollo still parses, validates and admits them.
-    gateway: compiledExecution(schema),
+    // The entry's choice: compiled by graphql-jit on the server (src/http/execution.ts), graphql-js on Lambda
+    // (src/http/interpreted.ts, so jit is not in its bundle); Apollo still parses, validates and admits them.
+    gateway: execution(schema),
     introspection: !options.production || options.introspectionInProduction === true,
     // Stack traces in error responses only when asked (DEBUG_ERRORS=1, development only): the log has them anyway.
     includeStacktraceInErrorResponses: !options.production && options.debugErrors === true,
@@ -109,6 +117,11 @@ export function createApollo(
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
+      // No Apollo GraphOS reporting (this schema is no subgraph, and no APOLLO_KEY is supported): Apollo
+      // then never imports those plugins, which the Lambda bundle leaves out (Makefile, APOLLO_UNUSED).
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
       ...protection.plugins,
       logOperations(options.logger),
       maskInternalErrors(),

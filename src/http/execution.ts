@@ -33,7 +33,7 @@ import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SourceLocation } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
-/** Apollo's executor interface over `schema`, executing each operation by its compiled query. */
+/** Apollo's executor interface over `schema`, executing each operation by its compiled query (the HTTP server's; Lambda's: src/http/interpreted.ts). */
 export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
   const compiledFor = (document: DocumentNode, operationName: string | undefined): CompiledQuery | ExecutionResult => {
