@@ -157,11 +157,11 @@ describe('everyone else reads eventually, at half the capacity', () => {
     const other = await onPeer(CUSTOMER, { id }, { ...bearer(await tokens.staffAs('staff-2')), 'x-read-after': token });
     expect(strongly(other.wire)).toEqual([false]);
 
-    const old = new SessionConsistency({ windowMs: 5_000, now: () => Date.now() - 5_001 }).wrote({
-      kind: 'customer',
-      subject: 's',
-      customerId: id,
-    });
+    // This principal's own token (the dev issuer's subject of this customer): honoured fresh, ignored 5,001 ms old.
+    const principal = { kind: 'customer', subject: `dev-customer-${id}`, customerId: id } as const;
+    const fresh = new SessionConsistency({ windowMs: 5_000 }).wrote(principal);
+    expect(strongly((await onPeer(CUSTOMER, { id }, { ...as, 'x-read-after': fresh!.token })).wire)).toEqual([true]);
+    const old = new SessionConsistency({ windowMs: 5_000, now: () => Date.now() - 5_001 }).wrote(principal);
     const expired = await onPeer(CUSTOMER, { id }, { ...as, 'x-read-after': old!.token });
     expect(strongly(expired.wire)).toEqual([false]);
   });

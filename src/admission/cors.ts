@@ -4,13 +4,14 @@
  * answers preflights and adds these headers itself, so lambda.ts needs none of this.
  *
  * The allow-list (`CORS_ORIGINS`, comma-separated; development default `http://localhost:*`,
- * `http://127.0.0.1:*` and Apollo Sandbox's `https://studio.apollographql.com`) holds exact origins (`https://app.example.com`), origins whose port is
- * `*` (any port, or none), or `*` alone (any origin). Credentials are never allowed: the token
+ * `http://127.0.0.1:*` and Apollo Sandbox's `https://studio.apollographql.com`) holds exact
+ * origins (`https://app.example.com`), origins whose port is `*` (any port, or none), or `*` alone (any origin). Credentials are never allowed: the token
  * travels in the `Authorization` header, not in a cookie, so no `Access-Control-Allow-Credentials`.
  * A refused origin gets no CORS header at all, and its browser withholds the response.
  * Apollo's CSRF prevention stays on regardless: a simple (non-preflighted) request is still refused.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CONSISTENCY_HEADER, READ_AFTER_HEADER } from '../request/consistency';
 
 export const CORS_METHODS = 'GET, POST, OPTIONS';
 /** Request headers a browser may send: what Apollo clients and this API use. */
@@ -21,14 +22,14 @@ export const CORS_REQUEST_HEADERS = [
   'x-apollo-operation-name',
   'x-request-id',
   'x-explain',
-  'x-read-after',
-  'x-consistency',
+  READ_AFTER_HEADER,
+  CONSISTENCY_HEADER,
   // Apollo's client-awareness headers (Apollo Client's `clientAwareness`, Sandbox).
   'apollographql-client-name',
   'apollographql-client-version',
 ];
 /** Response headers a browser script may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'x-read-after'];
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', READ_AFTER_HEADER];
 /** How long a browser may cache a preflight answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

@@ -27,7 +27,7 @@ export type { AuthConfig } from '../auth';
  * The browser origins development allows when `CORS_ORIGINS` is unset: any local port, and Apollo
  * Sandbox (https://studio.apollographql.com), which calls the local server from its own origin.
  */
-export const DEVELOPMENT_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*', 'https://studio.apollographql.com'];
+const DEVELOPMENT_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*', 'https://studio.apollographql.com'];
 
 export interface Config {
   readonly tableName: string;

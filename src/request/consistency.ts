@@ -17,12 +17,12 @@
  *    nothing still reads its own writes from the same server.
  *
  * The window (`READ_YOUR_WRITES_MS`, default 5 s) is counted from the write's answer: DynamoDB's
- * replicas are usually current within a second; the margin covers the tail. Reads that are
- * eventual by nature (GSI1: email lookups, status and SKU lists, the catalog's pages) stay so
- * whatever this says: DynamoDB refuses ConsistentRead on a GSI.
+ * replicas are usually current within a second; the margin covers the tail. GSI1's reads (email
+ * lookups, status and SKU lists) stay eventual whatever this says, since DynamoDB refuses
+ * ConsistentRead on a GSI; the catalog's pages (`products`, a browsing list) stay eventual too.
  */
 import { createHash } from 'node:crypto';
-import type { Principal } from '../auth';
+import { quotaKey, type Principal } from '../auth';
 
 export const READ_AFTER_HEADER = 'x-read-after';
 export const CONSISTENCY_HEADER = 'x-consistency';
@@ -127,9 +127,9 @@ export function sessionFor(settings: { readYourWritesMs?: number | undefined }):
   return new SessionConsistency(settings.readYourWritesMs === undefined ? {} : { windowMs: settings.readYourWritesMs });
 }
 
+/** Whose writes these are: the principal's identity, as its quota knows it; none for anonymous callers. */
 function principalKey(principal: Principal): string | undefined {
-  if (principal.kind === 'anonymous') return undefined;
-  return principal.kind === 'customer' ? `customer:${principal.customerId}` : `staff:${principal.subject}`;
+  return principal.kind === 'anonymous' ? undefined : quotaKey(principal, '');
 }
 
 /** 66 bits of SHA-256 of the principal's key: ties a token to its principal without naming it. */
