@@ -1,6 +1,6 @@
 /**
  * The benchmark's processes. The engine, the latency proxy and each server under test run in a
- * child process of their own (forked with tsx), so the server being measured has its own event
+ * child process of their own (the servers compiled, compile.ts; the others through tsx), so the server being measured has its own event
  * loop and its own CPU account, and can be profiled alone (`--cpu-prof`). Parent and child talk
  * over the IPC channel: the child announces `ready` with its endpoint, and answers `call`s.
  * A child exits when the channel closes, so nothing outlives the benchmark.
@@ -10,10 +10,12 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { compiledChild } from './compile';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 export type Role = 'engine' | 'proxy' | 'single' | 'multi' | 'raw';
+const SERVER_ROLES: ReadonlySet<Role> = new Set(['single', 'multi', 'raw']);
 
 export interface ChildHandle {
   role: Role;
@@ -47,8 +49,11 @@ export async function spawnChild(
   role: Role,
   options: { env?: Record<string, string>; args?: string[]; execArgv?: string[] } = {},
 ): Promise<ChildHandle> {
-  const child: ChildProcess = fork(join(here, 'child.ts'), [role, ...(options.args ?? [])], {
-    execArgv: ['--import', 'tsx', '--no-warnings', ...(options.execArgv ?? [])],
+  // A server under test runs compiled (compile.ts); the engine and the proxy, which stand in for
+  // DynamoDB and the network, run through tsx.
+  const server = SERVER_ROLES.has(role);
+  const child: ChildProcess = fork(server ? await compiledChild() : join(here, 'child.ts'), [role, ...(options.args ?? [])], {
+    execArgv: [...(server ? [] : ['--import', 'tsx']), '--no-warnings', ...(options.execArgv ?? [])],
     // Production settings for every library (graphql-js skips its dev-only checks, as in production).
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

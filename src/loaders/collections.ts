@@ -29,44 +29,47 @@ export const CUSTOMER_BATCH = 1000;
 /** Order details of one tick: one Query each, all in one wave. */
 export const ORDER_BATCH = 100;
 
-export interface CollectionLoaders {
+/**
+ * The collection loaders of one request. A class, so that one request costs one object and the
+ * customers loader: the order loaders are getters on the prototype, made on first use (a customer
+ * screen never reads an order's detail).
+ */
+export class CollectionLoaders {
   /** The customer collections of this request (its state is private to it). */
-  collections: CustomerCollections;
-  customers: DataLoader<CollectionRequest, CustomerView | null>;
-  orders: DataLoader<string, OrderRecord | null>;
-  /** Order details read with ConsistentRead: an order proven to exist that `orders` missed, an event's order. */
-  ordersStrongly: DataLoader<string, OrderRecord | null>;
+  readonly collections: CustomerCollections;
+  readonly customers: DataLoader<CollectionRequest, CustomerView | null>;
   /** Whether this request's exact screens read with ConsistentRead (`order(id)`, `customer(id)`, ...). */
-  strong: boolean;
+  readonly strong: boolean;
+  protected readonly table: Table;
+  #orders: DataLoader<string, OrderRecord | null> | undefined;
+  #ordersStrongly: DataLoader<string, OrderRecord | null> | undefined;
+
+  constructor(table: Table, options: CollectionsOptions = {}, strong = false) {
+    this.table = table;
+    this.strong = strong;
+    const collections = (this.collections = new CustomerCollections(table, options));
+    this.customers = new DataLoader<CollectionRequest, CustomerView | null>((requests) => collections.load(requests), {
+      name: 'customers',
+      cache: false,
+      maxBatchSize: CUSTOMER_BATCH,
+    });
+  }
+
+  get orders(): DataLoader<string, OrderRecord | null> {
+    return (this.#orders ??= orderLoader(this.table, 'orders', false));
+  }
+
+  /** Order details read with ConsistentRead: an order proven to exist that `orders` missed, an event's order. */
+  get ordersStrongly(): DataLoader<string, OrderRecord | null> {
+    return (this.#ordersStrongly ??= orderLoader(this.table, 'ordersStrongly', true));
+  }
 }
 
-export function createCollectionLoaders(table: Table, options: CollectionsOptions = {}, strong = false): CollectionLoaders {
-  const collections = new CustomerCollections(table, options);
-  const customers = new DataLoader<CollectionRequest, CustomerView | null>((requests) => collections.load(requests), {
-    name: 'customers',
-    cache: false,
-    maxBatchSize: CUSTOMER_BATCH,
-  });
-  // The order loaders are made on first use (a customer screen never reads an order's detail).
-  let orders: DataLoader<string, OrderRecord | null> | undefined;
-  let ordersStrongly: DataLoader<string, OrderRecord | null> | undefined;
-  return {
-    collections,
-    customers,
-    strong,
-    get orders() {
-      return (orders ??= new DataLoader<string, OrderRecord | null>(
-        (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId)) ?? null)),
-        { name: 'orders', maxBatchSize: ORDER_BATCH },
-      ));
-    },
-    get ordersStrongly() {
-      return (ordersStrongly ??= new DataLoader<string, OrderRecord | null>(
-        (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId, true)) ?? null)),
-        { name: 'ordersStrongly', maxBatchSize: ORDER_BATCH },
-      ));
-    },
-  };
+function orderLoader(table: Table, name: string, strong: boolean): DataLoader<string, OrderRecord | null> {
+  return new DataLoader<string, OrderRecord | null>(
+    (orderIds) => Promise.all(orderIds.map(async (orderId) => (await orderDetail(table, orderId, strong)) ?? null)),
+    { name, maxBatchSize: ORDER_BATCH },
+  );
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import type { Table } from '../dynamo/table';
 import type { CollectionsOptions } from '../model';
-import { createCollectionLoaders, type CollectionLoaders } from './collections';
-import { createListLoaders, type ListLoaders } from './lists';
+import type { CollectionLoaders } from './collections';
+import { RequestLoaders, type ListLoaders } from './lists';
 
 export * from './collections';
 export * from './lists';
@@ -22,13 +22,5 @@ export interface LoadersOptions extends CollectionsOptions {
 }
 
 export function createLoaders(table: Table, options: LoadersOptions = {}): Loaders {
-  const strong = options.strong === true;
-  const collections = createCollectionLoaders(table, options, strong);
-  const lists = createListLoaders(table, collections, strong);
-  // Every loader but `customers` is made on first use (a customer screen needs none of them): the
-  // two objects' getters are carried over as getters, not read.
-  return Object.defineProperties(
-    {},
-    { ...Object.getOwnPropertyDescriptors(collections), ...Object.getOwnPropertyDescriptors(lists) },
-  ) as Loaders;
+  return new RequestLoaders(table, options, options.strong === true);
 }

@@ -10,7 +10,6 @@
  * an order with its lines, and a page holds summaries or headers without them.
  */
 import DataLoader from 'dataloader';
-import type { Table } from '../dynamo/table';
 import {
   catalogPrices,
   customerByEmail,
@@ -23,7 +22,7 @@ import {
   type ProductPage,
   type ProductRecord,
 } from '../model';
-import type { CollectionLoaders } from './collections';
+import { CollectionLoaders } from './collections';
 
 export interface PageArgs {
   first?: number | null | undefined;
@@ -54,88 +53,79 @@ function eachAlone<K, V>(read: (key: K) => Promise<V>): (keys: readonly K[]) => 
 
 const argsKey = (value: object) => JSON.stringify(value, Object.keys(value).sort());
 
-export function createListLoaders(table: Table, collections: CollectionLoaders, strong = false): ListLoaders {
-  const options = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({
-    name,
-    maxBatchSize: LIST_BATCH,
-    ...(cacheKeyFn ? { cacheKeyFn } : {}),
-  });
-  // Made on first use: a screen uses one or two of these, and every operation would otherwise build them all.
-  const emailLookups = lazy(
-    () =>
-      new DataLoader(
-        eachAlone(async (email: string) => {
-          const profile = (await customerByEmail(table, email)) ?? null;
-          if (profile) collections.collections.knowProfile(profile);
-          return profile;
-        }),
-        options('customerByEmail'),
-      ),
-  );
-  const statusLists = lazy(
-    () =>
-      new DataLoader(
-        eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })),
-        options('ordersByStatus', argsKey),
-      ),
-  );
-  const skuLists = lazy(
-    () =>
-      new DataLoader(
-        eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })),
-        options('ordersBySku', argsKey),
-      ),
-  );
-  const productBySku = lazy(
-    () =>
-      new DataLoader(
-        // An exact screen: ConsistentRead after the principal's own write (one GetItem either way).
-        eachAlone(async (sku: string) => (await product(table, sku, strong)) ?? null),
-        options('product'),
-      ),
-  );
-  const catalogProducts = lazy(
-    () =>
-      new DataLoader(
-        async (skus: readonly string[]) => {
-          const found = await catalogPrices(table, skus, strong);
-          return skus.map((sku) => found.get(sku) ?? null);
-        },
-        { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },
-      ),
-  );
-  const productPages = lazy(
-    () =>
-      new DataLoader(
-        eachAlone((args: PageArgs) => products(table, args)),
-        options('products', argsKey),
-      ),
-  );
-  return {
-    // GSI-backed lists stay eventually consistent: DynamoDB never reads a GSI strongly.
-    get customerByEmail() {
-      return emailLookups();
-    },
-    get ordersByStatus() {
-      return statusLists();
-    },
-    get ordersBySku() {
-      return skuLists();
-    },
-    get product() {
-      return productBySku();
-    },
-    get catalogProducts() {
-      return catalogProducts();
-    },
-    get products() {
-      return productPages();
-    },
-  };
-}
+const pageOptions = <K>(name: string, cacheKeyFn?: (key: K) => string) => ({
+  name,
+  maxBatchSize: LIST_BATCH,
+  ...(cacheKeyFn ? { cacheKeyFn } : {}),
+});
 
-/** A value made on first use, then the same one every time. */
-export function lazy<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= make());
+/**
+ * Every loader of one request: the collection loaders and the list loaders. Each list loader is a
+ * getter on the prototype, made on first use: a screen uses one or two of these, and every
+ * operation would otherwise build them all. GSI-backed lists stay eventually consistent: DynamoDB
+ * never reads a GSI strongly.
+ */
+export class RequestLoaders extends CollectionLoaders implements ListLoaders {
+  #customerByEmail: ListLoaders['customerByEmail'] | undefined;
+  #ordersByStatus: ListLoaders['ordersByStatus'] | undefined;
+  #ordersBySku: ListLoaders['ordersBySku'] | undefined;
+  #product: ListLoaders['product'] | undefined;
+  #catalogProducts: ListLoaders['catalogProducts'] | undefined;
+  #products: ListLoaders['products'] | undefined;
+
+  get customerByEmail(): ListLoaders['customerByEmail'] {
+    const { table, collections } = this;
+    return (this.#customerByEmail ??= new DataLoader(
+      eachAlone(async (email: string) => {
+        const profile = (await customerByEmail(table, email)) ?? null;
+        if (profile) collections.knowProfile(profile);
+        return profile;
+      }),
+      pageOptions('customerByEmail'),
+    ));
+  }
+
+  get ordersByStatus(): ListLoaders['ordersByStatus'] {
+    const { table } = this;
+    return (this.#ordersByStatus ??= new DataLoader(
+      eachAlone(({ status, first, after }: { status: string } & PageArgs) => ordersByStatus(table, status, { first, after })),
+      pageOptions('ordersByStatus', argsKey),
+    ));
+  }
+
+  get ordersBySku(): ListLoaders['ordersBySku'] {
+    const { table } = this;
+    return (this.#ordersBySku ??= new DataLoader(
+      eachAlone(({ sku, first, after }: { sku: string } & PageArgs) => ordersBySku(table, sku, { first, after })),
+      pageOptions('ordersBySku', argsKey),
+    ));
+  }
+
+  get product(): ListLoaders['product'] {
+    const { table, strong } = this;
+    return (this.#product ??= new DataLoader(
+      // An exact screen: ConsistentRead after the principal's own write (one GetItem either way).
+      eachAlone(async (sku: string) => (await product(table, sku, strong)) ?? null),
+      pageOptions('product'),
+    ));
+  }
+
+  get catalogProducts(): ListLoaders['catalogProducts'] {
+    const { table, strong } = this;
+    return (this.#catalogProducts ??= new DataLoader(
+      async (skus: readonly string[]) => {
+        const found = await catalogPrices(table, skus, strong);
+        return skus.map((sku) => found.get(sku) ?? null);
+      },
+      { name: 'catalogProducts', maxBatchSize: CATALOG_BATCH },
+    ));
+  }
+
+  get products(): ListLoaders['products'] {
+    const { table } = this;
+    return (this.#products ??= new DataLoader(
+      eachAlone((args: PageArgs) => products(table, args)),
+      pageOptions('products', argsKey),
+    ));
+  }
 }
