@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   // Generated (GraphQL Code Generator): not held to the size rule or any other.
-  globalIgnores(['coverage/', '.data/', '.auth/', '.scratch/', 'packages/bench/.build/', 'src/resolvers/types.generated.ts']),
+  globalIgnores(['coverage/', '.data/', '.auth/', '.scratch/', 'dist/', 'packages/bench/.build/', 'src/resolvers/types.generated.ts']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

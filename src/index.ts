@@ -9,7 +9,7 @@
  * - identity: the authenticator and the local development issuer
  * - GraphQL: the SDL, the compiled executor, the HTTP server
  * - events: the outbox relay and its publishers
- * - operations: the doctor, seeded randomness
+ * - operations: the doctor, seeded randomness, the server build
  */
 export { readConfig, readModelSettings, silenceSdkNodeVersionNotice, type Config } from './boot/config';
 export { bootstrap, type BootstrapOptions, type Runtime, type StartEngine } from './boot/bootstrap';
@@ -38,6 +38,7 @@ export { devClaims, openDevIssuer, DEV_AUDIENCE, DEV_ISSUER, type DevIssuer } fr
 export { typeDefs, buildSchema } from './schema';
 export { compiledExecution } from './http/execution';
 export { startServer, type RunningServer, type ServerOptions } from './http/server';
+export { bundleNodeEntry } from './ops/bundle';
 
 export { Relay, type RelayOptions } from './relay/relay';
 export { hubPublisher, logPublisher, type Publisher } from './relay/publishers';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack';
 import * as live from './support/live';
 import { movedEvent, placedEvent, subscribe, until, type LiveConnection, type LiveSubscription } from './support/live';
-import { issuerDir, tokens } from './support/auth';
+import { issuerFile, tokens } from './support/auth';
 import { devClaims } from '../src/auth/dev-issuer';
 import { readConfig } from '../src/boot/config';
 import { trustedDocuments } from '../src/admission/documents';
@@ -153,7 +153,7 @@ describe('subscriptions over graphql-ws', () => {
   });
 
   it('closes a socket with 4401 when its token expires', async () => {
-    const names = readConfig({ DATA_DIR: issuerDir }).auth;
+    const names = readConfig({ DEV_ISSUER_FILE: issuerFile }).auth;
     const connection = connect(await tokens.signed(devClaims(names, { customerId: a.customer.id }), 1));
     const sub = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }');
     await listening(1);

@@ -12,6 +12,7 @@
  *   `hedge-reset` forgets what the hedger learnt, `hedge-stats` returns its counts;
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
  */
+import { join } from 'node:path';
 import pino from 'pino';
 import { startEngine } from '@single-table/engine';
 import { startServer, authenticatorFor, bootstrap, type Runtime, readConfig, type Hedger } from 'single-table-graphql';
@@ -57,7 +58,7 @@ function connect(tableName = 'app', issuerDir?: string): Promise<Runtime> {
       STATUS_SHARDS: process.env.STATUS_SHARDS,
       // Hedged reads as production runs them (HEDGE=on: the default in production), or off.
       HEDGE: config.hedge ? 'on' : 'off',
-      ...(issuerDir === undefined ? {} : { DATA_DIR: issuerDir }),
+      ...(issuerDir === undefined ? {} : { DEV_ISSUER_FILE: join(issuerDir, 'dev-issuer.json') }),
     }),
   );
 }

@@ -91,7 +91,7 @@ async function main() {
     // The product's server verifies bearer tokens (src/auth): a dev issuer whose key file lives in a
     // temporary directory shared with the child (BENCH_ISSUER_DIR); its clients send a staff token.
     // The baseline and the raw endpoint have no identity layer and get no token.
-    const auth = readConfig({ DATA_DIR: issuerDir }).auth;
+    const auth = readConfig({ DEV_ISSUER_FILE: join(issuerDir, 'dev-issuer.json') }).auth;
     const staffToken = await (await openDevIssuer(auth.devKeyFile)).sign(devClaims(auth, { staff: true }), 24 * 3600);
     const headersOf: Record<DesignName, Record<string, string>> = {
       singleTable: { authorization: `Bearer ${staffToken}` },

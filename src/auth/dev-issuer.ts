@@ -1,8 +1,9 @@
 /**
  * The development issuer: outside production, when no `AUTH_JWKS_URL` is configured, the server
- * trusts tokens signed with a local ES256 key pair. The pair is created on first use in a
- * git-ignored JSON file (`DATA_DIR/dev-issuer.json`, else `.auth/dev-issuer.json`) and shared by
- * the server, `npm run token` and the tests, so a token printed by one is accepted by the other.
+ * trusts tokens signed with a local ES256 key pair. The pair is created on first use in one
+ * git-ignored JSON file of the checkout, `.auth/dev-issuer.json` (with or without `DATA_DIR`: a
+ * token printed by `npm run -s token` works against every development server of the checkout), or
+ * the file `DEV_ISSUER_FILE` names (tests and the benchmark use a temporary one).
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,8 +31,14 @@ export interface DevIssuer {
   sign(claims: Record<string, unknown>, ttlSeconds?: number): Promise<string>;
 }
 
-export function devKeyFile(dataDir: string | undefined): string {
-  return dataDir ? join(dataDir, 'dev-issuer.json') : join(process.cwd(), '.auth', 'dev-issuer.json');
+/** Where the development issuer's key pair lives: `file` (`DEV_ISSUER_FILE`), else the checkout's `.auth/dev-issuer.json`. */
+export function devKeyFile(file: string | undefined): string {
+  return file ?? join(process.cwd(), '.auth', 'dev-issuer.json');
+}
+
+/** What a 401 from the development issuer adds: where its key is, and the command that prints a token it accepts. */
+export function devIssuerHint(file: string): string {
+  return `the development issuer signs with ${file}; \`npm run -s token -- --customer <id>\` (or --staff) prints a token it accepts`;
 }
 
 /** The issuer whose key pair lives in `file`, creating the pair if the file does not exist yet. */

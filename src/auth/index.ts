@@ -1,5 +1,6 @@
 /** Identity for the server and the Lambda handler: one authenticator per process, from configuration. */
-import { openDevIssuer } from './dev-issuer';
+import { relative } from 'node:path';
+import { devIssuerHint, openDevIssuer } from './dev-issuer';
 import { createAuthenticator, type Authenticate, type ClaimNames } from './tokens';
 
 export { AuthenticationFailed, tokenExpiry, type Authenticate } from './tokens';
@@ -35,5 +36,17 @@ export async function authenticatorFor(
     });
   }
   const dev = await openDevIssuer(auth.devKeyFile);
-  return createAuthenticator({ ...names, issuer: dev.issuer, audience: dev.audience, keys: { jwks: dev.jwks } });
+  return createAuthenticator({
+    ...names,
+    issuer: dev.issuer,
+    audience: dev.audience,
+    keys: { jwks: dev.jwks },
+    hint: devIssuerHint(relativeToCwd(auth.devKeyFile)),
+  });
+}
+
+/** A path as a developer typed it from the checkout (absolute when it is elsewhere). */
+function relativeToCwd(file: string): string {
+  const near = relative(process.cwd(), file);
+  return near.startsWith('..') ? file : near;
 }

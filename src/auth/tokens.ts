@@ -27,6 +27,8 @@ export interface VerifierSettings extends ClaimNames {
   audience: string;
   /** Where the signing keys are: a JWKS URL (production; bounds in src/auth/key-set.ts), or a local key set (the dev issuer). */
   keys: { url: string; cooldownMs?: number; failureCooldownMs?: number } | { jwks: { keys: JWK[] } };
+  /** Added to every refusal of a token that does not verify (the development issuer: where its key is, how to get a token). */
+  hint?: string;
 }
 
 /** A token was presented and does not verify. */
@@ -72,7 +74,8 @@ export function createAuthenticator(settings: VerifierSettings): Authenticate {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
-      throw new AuthenticationFailed(reasonOf(error));
+      const reason = reasonOf(error);
+      throw new AuthenticationFailed(settings.hint ? `${reason} (${settings.hint})` : reason);
     }
     return principalOf(payload, settings);
   };

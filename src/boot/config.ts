@@ -114,7 +114,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: { auth
     customer: env.AUTH_CUSTOMER_CLAIM || 'custom:customerId',
     groups: env.AUTH_GROUPS_CLAIM || 'cognito:groups',
     staffGroup: env.AUTH_STAFF_GROUP || 'staff',
-    devKeyFile: devKeyFile(env.DATA_DIR || undefined),
+    devKeyFile: devKeyFile(env.DEV_ISSUER_FILE || undefined),
   };
   if (options.auth !== false && production && (!auth.jwksUrl || !auth.issuer || !auth.audience)) {
     throw new Error('production needs AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE: refusing to start without a way to verify tokens');

@@ -1,8 +1,8 @@
 /**
  * `npm run migrate -- --list` tells "pending" (its dry run would rewrite items) from "not needed"
  * (its dry run selects nothing to rewrite), by running each migration's own dry run
- * (`migrationStatuses(…, { probe: true })`, `migrationNeed`), so the list and `--dry-run` cannot
- * disagree. Real engine, real data written the current way or the old way.
+ * (`migrationStatuses(…, { probe: true })`, `migrationNeeds`: one scan for them all), so the list
+ * and `--dry-run` cannot disagree. Real engine, real data written the current way or the old way.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,7 @@ describe('migrate --list: pending or not needed', () => {
     stack.engine.wire.reset();
     const statuses = await migrationStatuses(stack.table, migrations, { probe: true });
     expect(stack.engine.wire.requests().filter((request) => WRITES.includes(request.operation))).toEqual([]);
+    const scans = stack.engine.wire.requests().filter((request) => request.operation === 'Scan').length;
     expect(statuses.map(({ name, status, need }) => ({ name, status, need }))).toEqual(
       migrations.map((migration) => ({
         name: migration.name,
@@ -53,6 +54,11 @@ describe('migrate --list: pending or not needed', () => {
       })),
     );
     await expectAgreesWithDryRuns(stack, statuses);
+    // ONE scan of the table for the three probes: as many Scan requests as one migration's dry run sends.
+    stack.engine.wire.reset();
+    const oneDryRun = await runMigration(stack.table, migrations[0]!, { dryRun: true });
+    expect(scans).toBe(oneDryRun.scanRequests);
+    expect(stack.engine.wire.requests().filter((request) => request.operation === 'Scan')).toHaveLength(scans);
   });
 
   it('calls a migration "pending" only when its dry run would rewrite items, and each one for its own items', async () => {

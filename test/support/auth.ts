@@ -1,25 +1,25 @@
 /**
  * Tokens for tests, from the same development issuer the server trusts (src/auth/dev-issuer.ts),
- * with its key pair in a temporary directory of this test process. `issuerDir` can be handed to a
- * server process as `DATA_DIR`, so it trusts the same key.
+ * with its key pair in a temporary file of this test process. `issuerFile` can be handed to a
+ * server process as `DEV_ISSUER_FILE`, so it trusts the same key.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devClaims, devKeyFile, openDevIssuer, type DevIssuer } from '../../src/auth/dev-issuer';
+import { devClaims, openDevIssuer, type DevIssuer } from '../../src/auth/dev-issuer';
 import { authenticatorFor, type Authenticate } from '../../src/auth';
 import { readConfig } from '../../src/boot/config';
 
-export const issuerDir = mkdtempSync(join(tmpdir(), 'dev-issuer-'));
-const names = readConfig({ DATA_DIR: issuerDir }).auth;
+export const issuerFile = join(mkdtempSync(join(tmpdir(), 'dev-issuer-')), 'dev-issuer.json');
+const names = readConfig({ DEV_ISSUER_FILE: issuerFile }).auth;
 let issuer: Promise<DevIssuer> | undefined;
 
 function devIssuer(): Promise<DevIssuer> {
-  issuer ??= openDevIssuer(devKeyFile(issuerDir));
+  issuer ??= openDevIssuer(issuerFile);
   return issuer;
 }
 
-/** The authenticator a test server uses: the dev issuer of `issuerDir`. */
+/** The authenticator a test server uses: the dev issuer of `issuerFile`. */
 export function testAuthenticator(): Promise<Authenticate> {
   return authenticatorFor(names);
 }

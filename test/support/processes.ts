@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { GraphQLResponse } from './stack';
-import { bearer, issuerDir, tokens } from './auth';
+import { bearer, issuerFile, tokens } from './auth';
 
 export interface ServerProcess {
   url: string;
@@ -28,8 +28,8 @@ export async function startServerProcess(endpoint: string, env: Record<string, s
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
-      // The dev issuer's key file lives in DATA_DIR: the process trusts this test process's tokens.
-      DATA_DIR: issuerDir,
+      // The test process's dev issuer: the process trusts its tokens.
+      DEV_ISSUER_FILE: issuerFile,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...env,
     },

@@ -5,7 +5,6 @@
  * versions are read at run time, from node_modules/dynalite/package.json and from the engine's
  * package.json.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** Why the installed dynalite may not be used, or undefined when it is the pinned version. */
@@ -25,9 +24,8 @@ export function dynaliteVersionProblem(installed: string | undefined, pinned: st
 export function assertDynaliteVersion(): void {
   const require = createRequire(import.meta.url);
   const installed = (require('dynalite/package.json') as { version?: string }).version;
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    dependencies?: Record<string, string>;
-  };
+  // By name, not by a path beside this module: the same answer when a server bundles the engine (src/ops/bundle.ts).
+  const manifest = require('@single-table/engine/package.json') as { dependencies?: Record<string, string> };
   const problem = dynaliteVersionProblem(installed, manifest.dependencies?.dynalite);
   if (problem) throw new Error(`Refusing to start the engine: ${problem}`);
 }

@@ -21,7 +21,7 @@ import { bootstrap, loggerFor, serverSettings, type Runtime } from '../../boot/b
 import { readConfig } from '../../boot/config';
 import { startEngine } from '@single-table/engine';
 import { FAITHFUL } from '@single-table/engine/profiles';
-import { customerByEmail } from '../../model';
+import { customerByEmail, customerProfile, ordersByStatus, ORDER_STATUSES, type CustomerRecord } from '../../model';
 import { startServer } from '../../http/server';
 import { startRelay } from '../../boot/relay';
 import { hubPublisher } from '../../relay/publishers';
@@ -95,13 +95,27 @@ runService(USAGE, async () => {
 
 /**
  * Development: ready-made tokens of the local issuer, for Sandbox's Headers tab
- * (`Authorization: Bearer <token>`): staff, and the demo customer Ana when she exists.
+ * (`Authorization: Bearer <token>`): staff, and a customer: the demo customer Ana when she exists,
+ * else (seeded data, `npm run seed`) the customer of the newest order of the first status that has
+ * one (one GSI1 Query per status tried; nothing when the table holds no order).
  */
 async function printDevTokens({ config, table }: Runtime): Promise<void> {
   const issuer = await openDevIssuer(config.auth.devKeyFile);
-  const ana = await customerByEmail(table, DEMO_CUSTOMER_EMAIL).catch(() => undefined);
+  const customer = await aCustomer(table).catch(() => undefined);
   const lines = [`Development tokens (24 h; send as "Authorization: Bearer <token>", more with npm run -s token):`];
   lines.push(`  staff:            ${await issuer.sign(devClaims(config.auth, { staff: true }))}`);
-  if (ana) lines.push(`  customer ${ana.name} (${ana.id}): ${await issuer.sign(devClaims(config.auth, { customerId: ana.id }))}`);
+  if (customer) {
+    lines.push(`  customer ${customer.name} (${customer.id}): ${await issuer.sign(devClaims(config.auth, { customerId: customer.id }))}`);
+  }
   console.log(lines.join('\n'));
+}
+
+async function aCustomer(table: Runtime['table']): Promise<CustomerRecord | undefined> {
+  const ana = await customerByEmail(table, DEMO_CUSTOMER_EMAIL);
+  if (ana) return ana;
+  for (const status of ORDER_STATUSES) {
+    const newest = (await ordersByStatus(table, status, { first: 1 })).orders[0];
+    if (newest) return customerProfile(table, newest.customerId);
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run -s token -- --customer <id> | --staff | --subject <sub> [--hours H]`: prints one token
  * of the development issuer on stdout (nothing else), for `Authorization: Bearer <token>`. The
- * issuer's key file is the server's (`DATA_DIR/dev-issuer.json`, else `.auth/dev-issuer.json`),
+ * issuer's key file is the server's (`.auth/dev-issuer.json` of the checkout, or `DEV_ISSUER_FILE`),
  * created on first use. A development convenience: production verifies tokens of a real issuer.
  */
 import { parseArgs } from 'node:util';

@@ -78,31 +78,6 @@ export interface RunReport {
   applied: AppliedRecord | undefined;
 }
 
-export interface MigrationStatus {
-  name: string;
-  description: string;
-  /**
-   * `pending`: neither applied nor started (and, when probed, its dry run would rewrite items);
-   * `not needed`: neither applied nor started, and its dry run selects nothing it would rewrite.
-   */
-  status: 'applied' | 'pending' | 'in progress' | 'not needed';
-  applied: AppliedRecord | undefined;
-  /** For a run in progress: segments done, of how many. */
-  progress: { done: number; segments: number } | undefined;
-  /** Only with `probe`, for a migration neither applied nor started: what its dry run found. */
-  need?: MigrationNeed;
-}
-
-/** What a migration's own dry run (`migrationNeed`) says about the table now. */
-export interface MigrationNeed {
-  /** Items it would rewrite (selected and resolvable) among those scanned; > 0 means needed. */
-  wouldUpdate: number;
-  /** The dry run's counts. */
-  counts: MigrationCounts;
-  /** Whether the whole table was scanned (a needed migration's probe stops at the first page that would rewrite). */
-  complete: boolean;
-}
-
 const DEFAULT_SEGMENTS = 4;
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_WRITE_CONCURRENCY = 8;
@@ -216,18 +191,8 @@ async function rewritePage(
   items: readonly Item[],
   options: { dryRun: boolean; writeConcurrency: number; stopping: () => boolean },
 ): Promise<MigrationCounts> {
-  const counts = { ...zeroCounts(), scanned: items.length };
-  const selected = items.filter((item) => migration.selects(item, table));
-  counts.selected = selected.length;
-  if (selected.length === 0) return counts;
-  const context = await migration.prepare(table, selected);
-  const rewrites: Rewrite[] = [];
-  for (const item of selected) {
-    const decision = migration.rewrite(item, context);
-    if ('unresolved' in decision) counts.unresolved += 1;
-    else rewrites.push(decision.rewrite);
-  }
-  if (options.dryRun) return counts;
+  const { counts, rewrites } = await decidePage(table, migration, items);
+  if (options.dryRun || rewrites.length === 0) return counts;
 
   let failed: unknown;
   let next = 0;
@@ -249,6 +214,30 @@ async function rewritePage(
   const stopped = workers.find((w) => w.status === 'rejected');
   if (stopped) throw (stopped as PromiseRejectedResult).reason;
   return counts;
+}
+
+/**
+ * What a migration decides for one scanned page, writing nothing: the items it selects, the
+ * rewrites of those it can rewrite (`prepare` reads what they need), and the counts. A real run, a
+ * dry run and the `--list` probe (probe.ts) all decide through it.
+ */
+export async function decidePage(
+  table: Table,
+  migration: Migration,
+  items: readonly Item[],
+): Promise<{ counts: MigrationCounts; rewrites: Rewrite[] }> {
+  const counts = { ...zeroCounts(), scanned: items.length };
+  const selected = items.filter((item) => migration.selects(item, table));
+  counts.selected = selected.length;
+  const rewrites: Rewrite[] = [];
+  if (selected.length === 0) return { counts, rewrites };
+  const context = await migration.prepare(table, selected);
+  for (const item of selected) {
+    const decision = migration.rewrite(item, context);
+    if ('unresolved' in decision) counts.unresolved += 1;
+    else rewrites.push(decision.rewrite);
+  }
+  return { counts, rewrites };
 }
 
 /** One conditional UpdateItem; false when its condition failed (the item changed since the scan). */
@@ -282,56 +271,4 @@ function segmentationOf(checkpoints: readonly Checkpoint[]): number {
 function checkInteger(value: number, name: string, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer ${min}..${max}, got ${value}`);
   return value;
-}
-
-/**
- * Each migration's state: applied (with its record), in progress (checkpoints) or pending. With
- * `probe`, a migration neither applied nor started is dry-run (`migrationNeed`, read-only: a full
- * scan when nothing selects) and is `pending` only when it would rewrite items, else `not needed`.
- */
-export async function migrationStatuses(
-  table: Table,
-  list: readonly Migration[],
-  options: { probe?: boolean } = {},
-): Promise<MigrationStatus[]> {
-  return Promise.all(
-    list.map(async (migration): Promise<MigrationStatus> => {
-      const state = await migrationState(table, migration.name);
-      const inProgress = state.checkpoints.length > 0;
-      const status: MigrationStatus = {
-        name: migration.name,
-        description: migration.description,
-        status: state.applied && !inProgress ? 'applied' : inProgress ? 'in progress' : 'pending',
-        applied: state.applied,
-        progress: inProgress
-          ? { done: state.checkpoints.filter((c) => c.done).length, segments: state.checkpoints[0]!.segments }
-          : undefined,
-      };
-      if (!options.probe || status.status !== 'pending') return status;
-      const need = await migrationNeed(table, migration);
-      return { ...status, status: need.wouldUpdate > 0 ? 'pending' : 'not needed', need };
-    }),
-  );
-}
-
-/**
- * Whether `migration` would change anything now: its own dry run (`runMigration` with `dryRun`, the
- * same selection, preparation and decisions as a real run; nothing written), stopped after the
- * first page that holds an item it would rewrite. Proving that nothing needs it scans the table.
- */
-export async function migrationNeed(
-  table: Table,
-  migration: Migration,
-  options: Pick<RunOptions, 'pageSize' | 'segments'> = {},
-): Promise<MigrationNeed> {
-  const found = new AbortController();
-  const report = await runMigration(table, migration, {
-    ...options,
-    dryRun: true,
-    signal: found.signal,
-    onPage: ({ run }) => {
-      if (run.selected - run.unresolved > 0) found.abort();
-    },
-  });
-  return { wouldUpdate: report.run.selected - report.run.unresolved, counts: report.run, complete: report.outcome === 'dry run' };
 }
