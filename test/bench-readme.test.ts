@@ -19,6 +19,7 @@ const ROWS: Array<[string, DesignName]> = [
   ['customer', 'multiTable'],
   ['customer-hedged', 'multiTable'],
   ['customer', 'raw'],
+  ['customer-strong', 'singleTable'],
   ['customer-10k', 'singleTable'],
   ['customer-10k', 'multiTable'],
   ['order', 'singleTable'],
