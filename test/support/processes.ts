@@ -1,6 +1,6 @@
 /**
- * Server processes for tests that need real separate processes: `src/entry/cli/start.ts` (what `npm start` runs) started with
- * `DYNAMODB_ENDPOINT` (so it never starts an engine of its own) on a free loopback port.
+ * Server processes for tests that need real separate processes: `src/entry/cli/start.ts` (what `npm start` runs), or the
+ * compiled server, on a free loopback port; with `DYNAMODB_ENDPOINT` it never starts an engine of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,16 @@ export interface ServerProcess {
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-export async function startServerProcess(endpoint: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/cli/start.ts'], {
+/** What `npm start` runs; a test of the compiled server passes its bundle instead (`[dist/start.mjs]`). */
+const START = ['--import', 'tsx', 'src/entry/cli/start.ts'];
+
+/** `endpoint` '' starts the process's own embedded engine (development). */
+export async function startServerProcess(
+  endpoint: string,
+  env: Record<string, string> = {},
+  argv: string[] = START,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     env: {
       ...process.env,

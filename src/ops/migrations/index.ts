@@ -20,5 +20,5 @@ export function findMigration(nameOrNumber: string, list: readonly Migration[] =
 export type { Decision, Migration, Rewrite } from './migration';
 export { defineMigration } from './migration';
 export { runMigration, type RunOptions, type RunReport } from './runner';
-export { migrationStatuses, migrationNeed, migrationNeeds, type MigrationStatus, type MigrationNeed } from './probe';
+export { migrationStatuses, migrationNeeds, type MigrationStatus, type MigrationNeed } from './probe';
 export { RateLimiter, limiterFor, unlimited, type Limiter, type Clock } from './rate-limit';
