@@ -1,49 +1,33 @@
 /**
- * The development explorer in a real browser: headless Chromium (test/support/browser.ts) opens
- * `GET /graphql` of the real server, pastes the demo customer's token, runs the customer screen
- * (the page's default query), opens the Table view, and the rows it highlights must be exactly the
- * items the DynamoDB requests on the wire returned: each Query the engine received is replayed
- * against the engine, and its items' keys compared with the highlighted rows. The page loads
- * nothing from any other origin (no CDN: it works offline).
+ * The development explorer in a real browser: headless Chromium (test/support/browser.ts) at
+ * 1440×900 opens `GET /graphql` of the real server over `npm start`'s demo data, pastes Ana's
+ * token, runs the customer screen (the page's default query), opens the Table view, and the rows
+ * it highlights must be exactly the items the DynamoDB requests on the wire returned: each Query
+ * the engine received is replayed against the engine, and its items' keys compared with the
+ * highlighted rows. Ana's partition is larger than her screen's Query reads, so the view also
+ * draws rows it did not read. The page loads nothing from any other origin (no CDN: it works
+ * offline), and its panes keep readable widths and move with the separator.
  *
- * It saves the view as docs/images/table-view.png, the README's first picture. The data is fixed
- * (ids, names, dates), and the view shows no timings, so the picture is the same run after run.
+ * With `SCREENSHOTS=<dir>` it saves the views there (`npm run screenshots` writes the README's
+ * docs/images/table-view.png so); otherwise it saves nothing, so a test run changes no file.
  */
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
 import { startStack, type Stack } from './support/stack';
 import { tokens } from './support/auth';
-import { buildCustomer, customerItems, type CustomerFixture } from './support/fixtures';
 import { closeChromium, launchChromium } from './support/browser';
 import type { WireRequest } from '@single-table/engine';
+import { ANA_ORDERS, loadDemoData } from '../src/ops/demo-data';
 
-const SCREENSHOT = fileURLToPath(new URL('../docs/images/table-view.png', import.meta.url));
-const ANA = '01JCANAGARC1A0000000000000';
-
-/**
- * Ana, as the screenshot shows her: fixed ids, two addresses, twenty orders three days apart, so
- * the screen's Query (Limit 1 + 10 + 5 + 1) stops before her oldest orders.
- */
-function ana(): CustomerFixture {
-  const fixture = buildCustomer({
-    name: 'Ana García',
-    addresses: 2,
-    orders: 20,
-    newest: '2026-09-30T10:00:00.000Z',
-    spacingMinutes: 3 * 24 * 60,
-  });
-  fixture.customer = { ...fixture.customer, id: ANA, email: 'ana@example.com' };
-  fixture.addresses = [
-    { label: 'home', street: 'Calle Mayor 1', city: 'Madrid', postalCode: '28013', country: 'ES' },
-    { label: 'work', street: 'Paseo de la Castellana 89', city: 'Madrid', postalCode: '28046', country: 'ES' },
-  ];
-  fixture.orders = fixture.orders.map((order, i) => ({ ...order, id: `01JD${String(i + 1).padStart(22, '0')}`, customerId: ANA }));
-  return fixture;
-}
+const SCREENSHOTS = process.env.SCREENSHOTS;
+const VIEWPORT = { width: 1440, height: 900 };
+/** The demo data as of a fixed day, so its dates (and a saved picture) do not move run to run. */
+const DEMO_DAY = new Date('2026-11-30T10:00:00.000Z');
 
 let stack: Stack;
+let ANA: string;
 let browser: Browser | undefined;
 let page: Page;
 const foreign: string[] = [];
@@ -51,10 +35,10 @@ const responses: any[] = [];
 
 beforeAll(async () => {
   stack = await startStack();
-  await stack.load(customerItems(ana()));
+  ANA = (await loadDemoData(stack.table, DEMO_DAY)).customers[0] as string;
   browser = await launchChromium();
   page = await browser.newPage();
-  await page.setViewport({ width: 1680, height: 900, deviceScaleFactor: 1 });
+  await page.setViewport({ ...VIEWPORT, deviceScaleFactor: 1 });
   const origin = new URL(stack.server.url).origin;
   page.on('request', (request) => {
     if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:')) foreign.push(request.url());
@@ -115,6 +99,7 @@ describe('the explorer (GET /graphql from a browser, development)', () => {
     expect(highlighted.sort()).toEqual([...onTheWire].sort());
     expect(highlighted).toHaveLength(plan.totals.items);
     // The rows around the read are drawn too, not highlighted: Ana's older orders the screen did not read.
+    expect(plan.totals.items).toBeLessThan(1 + 2 + ANA_ORDERS);
     expect(unread.length).toBeGreaterThan(0);
     expect(unread.every((sk) => sk?.startsWith('ORDER#'))).toBe(true);
     expect(foreign).toEqual([]);
@@ -125,10 +110,10 @@ describe('the explorer (GET /graphql from a browser, development)', () => {
       content:
         '*, *::before, *::after { transition: none !important; animation: none !important; } .CodeMirror-foldgutter-open::after, .CodeMirror-foldgutter-folded::after { visibility: hidden; }',
     });
-    await page.mouse.move(0, 899);
+    await page.mouse.move(0, VIEWPORT.height - 1);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await new Promise((resolve) => setTimeout(resolve, 250));
-    await page.screenshot({ path: SCREENSHOT as `${string}.png` });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'table-view.png') as `${string}.png` });
   }, 90_000);
 
   it('draws a mutation as the items of its transaction, and links to Apollo Sandbox for this endpoint', async () => {

@@ -33,6 +33,8 @@ const CATALOG: ProductInput[] = [
   // Shown in `products`, refused by placeOrder.
   { sku: 'FAX-006', name: 'Fax machine', priceCents: 9900, active: false },
 ];
+/** Ana's orders: more than the explorer's customer screen (`orders(first: 5)`) reads in its one Query. */
+export const ANA_ORDERS = 30;
 const SKUS = CATALOG.filter((product) => product.active).map((product) => product.sku);
 const PATHS: OrderStatus[][] = [[], ['PAID'], ['PAID', 'SHIPPED'], ['PAID', 'SHIPPED', 'DELIVERED'], ['CANCELLED']];
 
@@ -69,9 +71,11 @@ export async function loadDemoData(table: Table, now = new Date()): Promise<{ cu
         },
         SYSTEM_ACTOR,
       );
-    const count = 6 + i * 3;
+    // Ana's partition holds more orders than her screen reads (its Query stops at its Limit), so
+    // the explorer's Table view shows the rows read and the older ones the Query never reached.
+    const count = i === 0 ? ANA_ORDERS : 6 + i * 3;
     for (let n = 0; n < count; n++) {
-      const placedAt = new Date(now.getTime() - (n * 11 + i) * 24 * 3600 * 1000).toISOString();
+      const placedAt = new Date(now.getTime() - (n * (i === 0 ? 3 : 11) + i) * 24 * 3600 * 1000).toISOString();
       const order = await placeOrder(
         table,
         {
