@@ -27,6 +27,7 @@ import {
   getOperationAST,
   getVariableValues,
   GraphQLError,
+  Kind,
   parse,
   specifiedRules,
   validate,
@@ -71,11 +72,12 @@ export interface Refused {
   estimate?: OperationEstimate;
 }
 
-/** One operation, once its document is parsed and validated and its operation known. */
+/** One operation, once its document is parsed and validated. */
 export interface OperationRequest {
   schema: GraphQLSchema;
   document: DocumentNode;
-  operation: OperationDefinitionNode;
+  /** The operation `operationName` selects (`getOperationAST`); none when it selects none: refused. */
+  operation: OperationDefinitionNode | null | undefined;
   operationName: string | null | undefined;
   variables: Record<string, unknown> | null | undefined;
   principal: Principal;
@@ -115,9 +117,10 @@ export function createAdmission(options: AdmissionOptions) {
   /** Steps 3 to 6 (and the quota, over HTTP) for an operation whose document is parsed and valid. */
   function operation(request: OperationRequest): Admitted | Refused {
     const { operation, principal } = request;
+    if (!operation) return refuse(noOperation(request.document, request.operationName));
     if (!http && operation.operation !== 'subscription')
       return refuse(refusal(Code.BAD_REQUEST, `Only subscriptions run over WebSocket: send the ${operation.operation} over HTTP (POST)`));
-    const estimated = estimate(request);
+    const estimated = estimate(request, operation);
     const anonymous = principal.kind === 'anonymous';
     if (anonymous && ('refused' in estimated || estimated.estimate.dataFields > 0)) {
       const signIn = unauthenticated('sign in first: send Authorization: Bearer <token>');
@@ -136,8 +139,8 @@ export function createAdmission(options: AdmissionOptions) {
   }
 
   /** Step 4: the variables coerced, the estimate (remembered: it depends on the document and variables only). */
-  function estimate(request: OperationRequest): Admitted | Refused {
-    const { schema, document, operation } = request;
+  function estimate(request: OperationRequest, operation: OperationDefinitionNode): Admitted | Refused {
+    const { schema, document } = request;
     const variables = request.variables ?? {};
     const key = `${request.operationName ?? ''}|${JSON.stringify(variables)}`;
     let estimates = known.get(document);
@@ -216,12 +219,10 @@ export function createAdmission(options: AdmissionOptions) {
     }
     const invalid = validate(schema, parsed, [...specifiedRules, ...(options.validationRules ?? [])]);
     if (invalid.length > 0) return refuse(...invalid.map((error) => refusal(Code.GRAPHQL_VALIDATION_FAILED, error.message)));
-    const operationAST = getOperationAST(parsed, payload.operationName ?? undefined);
-    if (!operationAST) return refuse(refusal(Code.BAD_REQUEST, 'Name the operation to run (operationName)'));
     const admitted = operation({
       schema,
       document: parsed,
-      operation: operationAST,
+      operation: getOperationAST(parsed, payload.operationName ?? undefined),
       operationName: payload.operationName,
       variables: payload.variables,
       principal,
@@ -231,6 +232,17 @@ export function createAdmission(options: AdmissionOptions) {
   }
 
   return { document, operation, subscription };
+}
+
+/** Why `operationName` selects no operation of `document`: nothing ran, nothing was read. */
+function noOperation(document: DocumentNode, operationName: string | null | undefined): GraphQLError {
+  const names = document.definitions.flatMap((definition) =>
+    definition.kind === Kind.OPERATION_DEFINITION ? [definition.name?.value ?? '(anonymous)'] : [],
+  );
+  const listed = names.map((name) => `"${name}"`).join(', ');
+  if (names.length === 0) return refusal(Code.BAD_REQUEST, 'The document has no operation to run');
+  if (operationName) return refusal(Code.BAD_REQUEST, `The document has no operation named "${operationName}" (it has ${listed})`);
+  return refusal(Code.BAD_REQUEST, `The document has several operations (${listed}): name the one to run in operationName`);
 }
 
 /** Whether the text's operation is a subscription (a cheap screen first; a syntax error is reported by the parse). */

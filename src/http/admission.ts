@@ -29,7 +29,8 @@ export function admissionPlugin(admission: Admission): ApolloServerPlugin<Contex
       return {
         async didResolveOperation({ request, document, schema, operation, contextValue }) {
           if (early) throw first(early.refused);
-          if (!operation) return; // Apollo reports the missing or ambiguous operation itself
+          // No operation selected (an unknown operationName, several operations and none named) is
+          // refused here too: graphql-jit's executor would otherwise run the document's first one.
           const admitted = admission.operation({
             schema,
             document,
