@@ -195,10 +195,22 @@ describe('the explorer page', () => {
     expect((await fetch(`${origin(stack)}/explorer/other.js`)).status).toBe(404);
   });
 
-  it('production: no page, no bundle, no /dev/partition (404)', async () => {
+  it('development: the page has an icon, and /favicon.ico (which browsers ask for anyway) is that icon, not a 404', async () => {
+    const html = await (await fetch(stack.server.url, { headers: { accept: 'text/html' } })).text();
+    expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/explorer/favicon.svg" />');
+    for (const path of ['/explorer/favicon.svg', '/favicon.ico']) {
+      const icon = await fetch(`${origin(stack)}${path}`);
+      expect(icon.status, path).toBe(200);
+      expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+      expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^]*<\/svg>\n$/);
+    }
+  });
+
+  it('production: no page, no bundle, no icon, no /dev/partition (404)', async () => {
     const page = await fetch(production.server.url, { headers: { accept: 'text/html' } });
     expect(page.headers.get('content-type') ?? '').not.toMatch(/^text\/html/);
     expect((await fetch(`${origin(production)}/explorer/explorer.js`)).status).toBe(404);
+    expect((await fetch(`${origin(production)}/favicon.ico`)).status).toBe(404);
     const staff = await tokens.staff();
     expect((await partition(production, staff, { pk: CATALOG_PK })).status).toBe(404);
   });

@@ -18,11 +18,16 @@ import {
 
 /** The demo customer whose token `npm start` prints. */
 export const DEMO_CUSTOMER_EMAIL = 'ana@example.com';
+/**
+ * `orders` placed `daysApart` days apart. Ana's partition holds more orders than her screen
+ * (`orders(first: 5)`) reads in its one Query, which stops at its Limit, so the explorer's Table
+ * view shows the rows read and the older ones the Query never reached.
+ */
 const PEOPLE = [
-  { name: 'Ana García', email: 'ana@example.com', city: 'Madrid', country: 'ES' },
-  { name: 'Bruno Costa', email: 'bruno@example.com', city: 'Lisboa', country: 'PT' },
-  { name: 'Chloé Martin', email: 'chloe@example.com', city: 'Lyon', country: 'FR' },
-  { name: 'Dmitri Ivanov', email: 'dmitri@example.com', city: 'Berlin', country: 'DE' },
+  { name: 'Ana García', email: 'ana@example.com', city: 'Madrid', country: 'ES', orders: 30, daysApart: 3 },
+  { name: 'Bruno Costa', email: 'bruno@example.com', city: 'Lisboa', country: 'PT', orders: 9, daysApart: 11 },
+  { name: 'Chloé Martin', email: 'chloe@example.com', city: 'Lyon', country: 'FR', orders: 12, daysApart: 11 },
+  { name: 'Dmitri Ivanov', email: 'dmitri@example.com', city: 'Berlin', country: 'DE', orders: 15, daysApart: 11 },
 ];
 const CATALOG: ProductInput[] = [
   { sku: 'BOOK-001', name: 'Designing Data-Intensive Applications', priceCents: 4299, active: true },
@@ -33,8 +38,6 @@ const CATALOG: ProductInput[] = [
   // Shown in `products`, refused by placeOrder.
   { sku: 'FAX-006', name: 'Fax machine', priceCents: 9900, active: false },
 ];
-/** Ana's orders: more than the explorer's customer screen (`orders(first: 5)`) reads in its one Query. */
-export const ANA_ORDERS = 30;
 const SKUS = CATALOG.filter((product) => product.active).map((product) => product.sku);
 const PATHS: OrderStatus[][] = [[], ['PAID'], ['PAID', 'SHIPPED'], ['PAID', 'SHIPPED', 'DELIVERED'], ['CANCELLED']];
 
@@ -71,11 +74,8 @@ export async function loadDemoData(table: Table, now = new Date()): Promise<{ cu
         },
         SYSTEM_ACTOR,
       );
-    // Ana's partition holds more orders than her screen reads (its Query stops at its Limit), so
-    // the explorer's Table view shows the rows read and the older ones the Query never reached.
-    const count = i === 0 ? ANA_ORDERS : 6 + i * 3;
-    for (let n = 0; n < count; n++) {
-      const placedAt = new Date(now.getTime() - (n * (i === 0 ? 3 : 11) + i) * 24 * 3600 * 1000).toISOString();
+    for (let n = 0; n < person.orders; n++) {
+      const placedAt = new Date(now.getTime() - (n * person.daysApart + i) * 24 * 3600 * 1000).toISOString();
       const order = await placeOrder(
         table,
         {

@@ -5,6 +5,8 @@
  *   the Table view, built from npm packages (build.ts); it loads nothing but its own bundle, so it
  *   works offline. Apollo Sandbox is a link on the page, for those online.
  * - `GET /explorer/explorer.js`, `/explorer/explorer.css`: the bundle.
+ * - `GET /explorer/favicon.svg` (the page's icon) and `/favicon.ico` (which browsers ask for
+ *   anyway): the same SVG, a partition whose first rows one Query read.
  * - `GET /dev/partition`: the rows of a partition around a read (partition.ts).
  *
  * The page is same-origin with the API: its strict Content-Security-Policy allows scripts, data
@@ -34,12 +36,22 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const FAVICON_PATH = `${EXPLORER_ASSET_PATH}favicon.svg`;
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+  <rect x="1" y="1" width="30" height="30" rx="5" fill="#1f2937"/>
+  <rect x="5" y="6" width="22" height="5" rx="1.5" fill="#2563eb"/>
+  <rect x="5" y="13.5" width="22" height="5" rx="1.5" fill="#d97706"/>
+  <rect x="5" y="21" width="22" height="5" rx="1.5" fill="#6b7280"/>
+</svg>
+`;
+
 const PAGE = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Explorer · single-table-graphql</title>
+    <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}" />
     <link rel="stylesheet" href="${EXPLORER_ASSET_PATH}${BUNDLE_FILES.css}" />
   </head>
   <body>
@@ -70,6 +82,10 @@ export async function serveExplorer(options: ExplorerOptions, req: IncomingMessa
   if (wantsPage(req, url.pathname)) {
     if (!(await bundled(dir, res))) return true;
     send(res, 200, 'text/html; charset=utf-8', PAGE, { 'content-security-policy': CONTENT_SECURITY_POLICY });
+    return true;
+  }
+  if (req.method === 'GET' && (url.pathname === FAVICON_PATH || url.pathname === '/favicon.ico')) {
+    send(res, 200, 'image/svg+xml', FAVICON, { 'cache-control': 'max-age=86400' });
     return true;
   }
   if (req.method === 'GET' && url.pathname.startsWith(EXPLORER_ASSET_PATH)) {

@@ -15,6 +15,7 @@ import { createRoot } from 'react-dom/client';
 import { GraphiQL, type GraphiQLProps } from 'graphiql';
 import type { Explained, Plan } from './plan';
 import { TableView } from './table';
+import { Separator, useTableWidth } from './split';
 
 /** The customer screen of the README: one DynamoDB Query. */
 const CUSTOMER_SCREEN = `# The customer screen: profile, addresses and newest orders in ONE DynamoDB Query.
@@ -89,6 +90,8 @@ function Explorer() {
   );
   const fetcher = useMemo(() => makeFetcher(() => tokenRef.current, onExplained), [tokenRef, onExplained]);
   const endpoint = `${location.origin}/graphql`;
+  const main = useRef<HTMLElement | null>(null);
+  const table = useTableWidth(main);
 
   return h(
     'div',
@@ -138,7 +141,7 @@ function Explorer() {
     ),
     h(
       'main',
-      { className: 'explorer-main' },
+      { className: 'explorer-main', ref: main },
       h(
         'div',
         { className: 'explorer-graphiql' },
@@ -150,7 +153,14 @@ function Explorer() {
           shouldPersistHeaders: false,
         }),
       ),
-      tableOpen ? h(TableView, { explained }) : null,
+      tableOpen ? h(Separator, { table, controls: 'explorer-table' }) : null,
+      tableOpen
+        ? h(
+            'div',
+            { className: 'explorer-table', id: 'explorer-table', style: { width: table.width } },
+            h(TableView, { explained, width: table.width }),
+          )
+        : null,
     ),
   );
 }

@@ -40,7 +40,13 @@ interface DrawnRow {
   action?: string | undefined;
 }
 
-export function TableView({ explained }: { explained: Explained | undefined }) {
+/**
+ * The narrowest Table view (px) with a column for a read row's attributes next to its whole keys
+ * and entity (explorer.css's column widths); narrower, the attributes are the row's tooltip.
+ */
+export const ATTRIBUTES_FROM = 800;
+
+export function TableView({ explained, width }: { explained: Explained | undefined; width: number }) {
   const [windows, setWindows] = useState<Record<number, WindowState>>({});
   const plan = explained?.plan;
 
@@ -82,7 +88,9 @@ export function TableView({ explained }: { explained: Explained | undefined }) {
       `${totals.consumedCapacity} capacity units`,
     ),
     plan.requests.length === 0 ? h('p', { className: 'tv-empty' }, 'No DynamoDB request: answered without reading the table.') : null,
-    ...plan.requests.map((request, i) => h(RequestCard, { key: `${explained.seq}-${i}`, request, window: windows[i] })),
+    ...plan.requests.map((request, i) =>
+      h(RequestCard, { key: `${explained.seq}-${i}`, request, window: windows[i], wide: width >= ATTRIBUTES_FROM }),
+    ),
     legend(plan.requests),
     h('div', { className: 'tv-state', 'data-loading': loading ? 'true' : 'false' }),
   );
@@ -92,7 +100,7 @@ function panel(...children: ReactNode[]) {
   return h('aside', { className: 'table-view', 'data-testid': 'table-view' }, h('h2', null, 'Table'), ...children);
 }
 
-function RequestCard({ request, window }: { request: PlanRequest; window: WindowState | undefined }) {
+function RequestCard({ request, window, wide }: { request: PlanRequest; window: WindowState | undefined; wide: boolean }) {
   const index = indexOf(request);
   const rows = rowsOf(request, window);
   const isWrite = !READS.has(request.operation) && request.operation !== 'BatchGetItem' && request.operation !== 'Scan';
@@ -114,7 +122,7 @@ function RequestCard({ request, window }: { request: PlanRequest; window: Window
     request.error ? h('p', { className: 'tv-error' }, `failed: ${request.error}`) : null,
     window?.status === 'failed' ? h('p', { className: 'tv-error' }, window.message) : null,
     window?.status === 'loading' ? h('p', { className: 'tv-empty' }, 'reading the partition…') : null,
-    rows.length > 0 ? rowTable(index, rows, window, isWrite, descending(request)) : null,
+    rows.length > 0 ? rowTable(index, rows, window, isWrite, descending(request), wide) : null,
     caption(request, rows),
   );
 }
@@ -140,30 +148,39 @@ function descending(request: PlanRequest): boolean {
   return request.keyCondition?.includes('(descending') ?? false;
 }
 
-function rowTable(index: 'table' | 'GSI1', rows: DrawnRow[], window: WindowState | undefined, isWrite: boolean, reversed: boolean) {
+function rowTable(
+  index: 'table' | 'GSI1',
+  rows: DrawnRow[],
+  window: WindowState | undefined,
+  isWrite: boolean,
+  reversed: boolean,
+  wide: boolean,
+) {
+  // A write's action is short and always shown; a read's attributes only where there is room.
+  const last = isWrite ? 'action' : wide ? 'attributes' : null;
   const ready = window?.status === 'ready' ? window.window : undefined;
   const [above, below] = reversed ? [ready?.moreAfter, ready?.moreBefore] : [ready?.moreBefore, ready?.moreAfter];
   const names = index === 'GSI1' ? ['GSI1PK', 'GSI1SK'] : ['PK', 'SK'];
   return h(
     'table',
     { className: 'tv-rows' },
-    h('colgroup', null, h('col', { className: 'tv-pk' }), h('col', { className: 'tv-sk' }), h('col', { className: 'tv-kind' }), h('col')),
+    h(
+      'colgroup',
+      null,
+      h('col', { className: 'tv-pk' }),
+      h('col', { className: 'tv-sk' }),
+      h('col', { className: 'tv-kind' }),
+      last ? h('col') : null,
+    ),
     h(
       'thead',
       null,
-      h(
-        'tr',
-        null,
-        h('th', null, names[0]),
-        h('th', null, names[1]),
-        h('th', null, 'entity'),
-        h('th', null, isWrite ? 'action' : 'attributes'),
-      ),
+      h('tr', null, h('th', null, names[0]), h('th', null, names[1]), h('th', null, 'entity'), last ? h('th', null, last) : null),
     ),
     h(
       'tbody',
       null,
-      above ? ellipsis() : null,
+      above ? ellipsis(last ? 4 : 3) : null,
       ...rows.map((row, i) => {
         const { pk, sk } = keysOn(index, row);
         const colour = colourOf(row.entity);
@@ -179,19 +196,22 @@ function rowTable(index: 'table' | 'GSI1', rows: DrawnRow[], window: WindowState
             className: row.hit ? 'hit' : 'miss',
             'data-pk': row.PK,
             'data-sk': row.SK,
+            title: last === null ? attributeText(attributes) : undefined,
             style: row.hit ? { backgroundColor: `${colour}1f` } : {},
           },
           first ? h('td', { className: 'tv-partition', rowSpan: run }, pk) : null,
-          h('td', { className: 'tv-sort', style: { borderLeftColor: colour } }, sk),
+          h('td', { className: 'tv-sort', style: { borderLeftColor: colour }, title: sk }, sk),
           h('td', null, h('span', { className: 'tv-entity', style: { backgroundColor: colour } }, row.entity ?? row.action ?? 'unclaimed')),
-          h(
-            'td',
-            { className: 'tv-attributes', title: attributeText(attributes) },
-            isWrite ? (row.action ?? '') : attributeText(attributes),
-          ),
+          last
+            ? h(
+                'td',
+                { className: 'tv-attributes', title: attributeText(attributes) },
+                isWrite ? (row.action ?? '') : attributeText(attributes),
+              )
+            : null,
         );
       }),
-      below ? ellipsis() : null,
+      below ? ellipsis(last ? 4 : 3) : null,
     ),
   );
 }
@@ -233,8 +253,8 @@ function legend(requests: readonly PlanRequest[]) {
   );
 }
 
-function ellipsis() {
-  return h('tr', { className: 'tv-more' }, h('td', { colSpan: 4 }, '⋯ more rows of this partition, not shown'));
+function ellipsis(columns: number) {
+  return h('tr', { className: 'tv-more' }, h('td', { colSpan: columns }, '⋯ more rows of this partition, not shown'));
 }
 
 function attributeText(attributes: Record<string, string>): string {
