@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { gqlAt, startServerProcess } from './support/processes';
+import { EXIT } from '../src/ops/cli';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SDK_NOTICE = 'NodeVersionSupportWarning';
@@ -81,7 +82,7 @@ describe('npm start on a port another process listens on', () => {
   let other: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve())));
 
-  it('exits 1 with one line naming the port, before starting the engine or loading demo data', async () => {
+  it('exits 3 (could not run) with one line naming the port, before starting the engine or loading demo data', async () => {
     other = createServer();
     await new Promise<void>((resolve) => other!.listen(0, '127.0.0.1', () => resolve()));
     const port = (other.address() as { port: number }).port;
@@ -89,7 +90,7 @@ describe('npm start on a port another process listens on', () => {
     const outcome = await run('start.ts', [], { PORT: String(port) });
 
     expect(outcome).toEqual({
-      code: 1,
+      code: EXIT.CANNOT_RUN,
       // LOG_LEVEL=info: "embedded engine started" or "demo data loaded" would be here.
       stdout: '',
       stderr: `port ${port} is in use on 127.0.0.1: stop the other process or set PORT=<another port> (PORT=0 picks a free one)\n`,
@@ -101,22 +102,22 @@ describe('DYNAMODB_ENDPOINT without the table', () => {
   const missing = (endpoint: string) =>
     `table app does not exist at ${endpoint}: run npm run table:create with the same environment, or set CREATE_TABLE=1 to have npm start create it\n`;
 
-  it('npm start exits 1 with one line naming table:create and CREATE_TABLE=1, after one DescribeTable and before "server ready"', async () => {
+  it('npm start exits 3 with one line naming table:create and CREATE_TABLE=1, after one DescribeTable and before "server ready"', async () => {
     const dynamo = await engine();
     const outcome = await run('start.ts', [], { DYNAMODB_ENDPOINT: dynamo.endpoint });
-    expect(outcome).toEqual({ code: 1, stdout: '', stderr: missing(dynamo.endpoint) });
+    expect(outcome).toEqual({ code: EXIT.CANNOT_RUN, stdout: '', stderr: missing(dynamo.endpoint) });
     expect(new Set(dynamo.wire.requests().map((request) => request.operation))).toEqual(new Set(['DescribeTable']));
   });
 
-  it('the doctor and migrate say the same (doctor: exit 2, it could not run; migrate: exit 1)', async () => {
+  it('the doctor and migrate say the same, with the same exit status (3, could not run)', async () => {
     const dynamo = await engine();
     expect(await run('doctor.ts', [], { DYNAMODB_ENDPOINT: dynamo.endpoint })).toEqual({
-      code: 2,
+      code: EXIT.CANNOT_RUN,
       stdout: '',
       stderr: missing(dynamo.endpoint),
     });
     expect(await run('migrate.ts', ['--list'], { DYNAMODB_ENDPOINT: dynamo.endpoint })).toEqual({
-      code: 1,
+      code: EXIT.CANNOT_RUN,
       stdout: '',
       stderr: missing(dynamo.endpoint),
     });
@@ -143,13 +144,17 @@ describe('a DATA_DIR another process holds (LevelDB lets one process open a dire
   const held = (dir: string) =>
     `DATA_DIR ${dir} is held by another process (LevelDB's lock; a running npm start?): stop it, or point this command at its engine with DYNAMODB_ENDPOINT=<the endpoint it logged at "embedded engine started">\n`;
 
-  it('the doctor exits 2, migrate and npm start exit 1, each with one line saying what to do; released, the doctor runs', async () => {
+  it('the doctor, migrate and npm start exit 3 (could not run), each with one line saying what to do; released, the doctor runs', async () => {
     const dir = tempDir();
     const holder = await engine(dir); // this process holds the directory, as a running npm start would
 
-    expect(await run('doctor.ts', [], { DATA_DIR: dir })).toEqual({ code: 2, stdout: '', stderr: held(dir) });
-    expect(await run('migrate.ts', ['--list'], { DATA_DIR: dir })).toEqual({ code: 1, stdout: '', stderr: held(dir) });
-    expect(await run('start.ts', [], { DATA_DIR: dir })).toEqual({ code: 1, stdout: '', stderr: held(dir) });
+    for (const [command, args] of [
+      ['doctor.ts', []],
+      ['migrate.ts', ['--list']],
+      ['seed.ts', ['--customers', '1', '--orders', '1']],
+      ['start.ts', []],
+    ] as const)
+      expect(await run(command, [...args], { DATA_DIR: dir }), command).toEqual({ code: EXIT.CANNOT_RUN, stdout: '', stderr: held(dir) });
 
     // What the message suggests: the holder's engine through DYNAMODB_ENDPOINT (the doctor then
     // reports the table missing, since nothing created it), or stopping the holder.
@@ -158,6 +163,16 @@ describe('a DATA_DIR another process holds (LevelDB lets one process open a dire
     const released = await run('doctor.ts', ['--json'], { DATA_DIR: dir });
     expect({ code: released.code, stderr: released.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(released.stdout)).toMatchObject({ report: 'table-doctor', summary: { errors: 0 } });
+  });
+});
+
+describe('one exit status per cause, the same in every tool (src/ops/cli.ts, EXIT)', () => {
+  it('a wrong command line exits 2, printing the usage', async () => {
+    for (const command of ['doctor.ts', 'migrate.ts', 'seed.ts', 'token.ts']) {
+      const outcome = await run(command, ['--no-such-option'], {});
+      expect({ command, code: outcome.code, stdout: outcome.stdout }).toEqual({ command, code: EXIT.USAGE, stdout: '' });
+      expect(outcome.stderr).toMatch(/--no-such-option[^]*\n\nusage: npm run( -s)? /);
+    }
   });
 });
 

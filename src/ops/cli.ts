@@ -2,22 +2,36 @@
  * The one helper every process entry point (src/entry/cli/*.ts) runs on: usage errors, integer options,
  * and one way to end.
  *
- * - `runCli`: a command. A usage error prints the message and the usage and exits 2; an
- *   `ExplainedFailure` (an expected condition the user can act on: a busy port, a missing table, a
- *   directory another process holds) prints its one-line message alone and exits with the
- *   command's failure code; any other failure prints its stack and exits with that code.
+ * - `runCli`: a command, ending with one exit status per cause, the same in every command (`EXIT`).
+ *   A usage error prints the message and the usage (2); an `ExplainedFailure` (an expected
+ *   condition the user can act on: a busy port, a missing table, a directory another process
+ *   holds) prints its one-line message alone (3); any other failure prints its stack and exits
+ *   with the command's failure code (1 unless the command gives 1 a meaning of its own).
  * - `runService`: a long-lived process (the server, the engine). SIGINT and SIGTERM are handled
  *   here and only here, once: the first calls the service's `stop` and exits 0 when it is done (1
  *   if it fails, or if it has not finished after `forceExitAfterMillis`). Later signals are
  *   ignored: Ctrl-C under `npm start` delivers SIGINT twice (from the terminal to the process
  *   group, and forwarded by npm), which must not cut the graceful stop short. A failure to start
- *   is reported as `runCli` reports one, and exits 1.
+ *   is reported and exits as `runCli`'s do.
  *
  * Both first silence the AWS SDK's Node-version notice (config.ts, `silenceSdkNodeVersionNotice`):
  * these processes are ours, on the Node version the README names.
  */
 import { createServer } from 'node:net';
 import { silenceSdkNodeVersionNotice } from '../boot/config';
+
+/** The exit statuses of every command, one per cause. */
+export const EXIT = {
+  OK: 0,
+  /** The command ran and its answer is no (the doctor found errors, a migration failed), or it crashed. */
+  FAILED: 1,
+  /** The command line is wrong: the message and the usage are printed. */
+  USAGE: 2,
+  /** The command could not run where it was pointed (`ExplainedFailure`): one line says what to do. */
+  CANNOT_RUN: 3,
+  /** Stopped by SIGINT before it finished (128 + 2, as shells report it). */
+  INTERRUPTED: 130,
+} as const;
 
 export class UsageError extends Error {}
 
@@ -57,7 +71,7 @@ export function integerOption(
 }
 
 /** Runs a command's `main` and exits with its code. */
-export function runCli(usage: string, main: () => Promise<number>, failureCode = 1): void {
+export function runCli(usage: string, main: () => Promise<number>, failureCode: number = EXIT.FAILED): void {
   silenceSdkNodeVersionNotice();
   main().then(
     (code) => process.exit(code),
@@ -105,7 +119,7 @@ export function runService(usage: string, start: () => Promise<Service>): void {
       started = service;
       if (signalled) stop(service, signalled);
     },
-    (error: unknown) => fail(usage, error, 1),
+    (error: unknown) => fail(usage, error, EXIT.FAILED),
   );
 }
 
@@ -116,7 +130,7 @@ function fail(usage: string, error: unknown, failureCode: number): never {
   if (usageError) console.error(`${error.message}\n\n${usage}`);
   else if (error instanceof ExplainedFailure) console.error(error.message);
   else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exit(usageError ? 2 : failureCode);
+  process.exit(usageError ? EXIT.USAGE : error instanceof ExplainedFailure ? EXIT.CANNOT_RUN : failureCode);
 }
 
 /**

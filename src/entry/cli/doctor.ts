@@ -6,8 +6,9 @@
  * entity, the largest items and item collections, the partition keys most likely to run hot, and
  * every problem found (src/ops/doctor.ts says which are errors and which warnings).
  *
- * Exit status: 0 when healthy (warnings allowed), 1 when the report holds an error, 2 when the
- * doctor itself could not run (bad arguments, unreachable table). `--json` prints the report as a
+ * Exit status (src/ops/cli.ts, `EXIT`): 0 when healthy (warnings allowed), 1 when the report holds
+ * an error, 2 on bad arguments, 3 when the doctor could not run (no table, a DATA_DIR another
+ * process holds, a crash: the message says which). `--json` prints the report as a
  * stable JSON document on stdout (`report: "table-doctor"`, `version`); the human report goes to
  * stdout otherwise, and the progress bar to stderr.
  *
@@ -16,7 +17,7 @@
  * report states the RCU consumed).
  */
 import { parseArgs } from 'node:util';
-import { integerOption, parseOptions, runCli, TOOL_TARGET } from '../../ops/cli';
+import { EXIT, integerOption, parseOptions, runCli, TOOL_TARGET } from '../../ops/cli';
 import { connect } from '../../ops/connect';
 import { doctor, renderReport } from '../../ops/doctor';
 
@@ -27,7 +28,7 @@ const USAGE = `usage: npm run doctor [-- --json] [--segments N] [--top N] [--exa
   --top N        entries in each "largest" list (default 10)
   --examples N   examples listed per issue (default 20)
 
-Exit status: 0 healthy (warnings allowed), 1 errors found, 2 the doctor could not run.
+Exit status: 0 healthy (warnings allowed), 1 errors found, 2 bad arguments, 3 the doctor could not run.
 ${TOOL_TARGET}`;
 
 async function main(): Promise<number> {
@@ -66,4 +67,4 @@ async function main(): Promise<number> {
 }
 
 // The doctor's own failure is 2: 1 means "the table has errors".
-runCli(USAGE, main, 2);
+runCli(USAGE, main, EXIT.CANNOT_RUN);

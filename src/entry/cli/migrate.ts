@@ -16,7 +16,8 @@
  *   --quiet           no progress bar
  *
  * Ctrl-C stops after the pages in flight (their checkpoints are written); the same command resumes.
- * Exit codes: 0 done (or nothing to do), 1 failed, 2 bad usage, 130 interrupted.
+ * Exit codes (src/ops/cli.ts, `EXIT`): 0 done (or nothing to do), 1 failed, 2 bad usage, 3 could not
+ * run (no table, a DATA_DIR another process holds), 130 interrupted.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
@@ -33,36 +34,41 @@ import {
 import type { MigrationCounts } from '../../model/migration';
 import { connect, type Connection } from '../../ops/connect';
 import { progressBar } from '../../ops/progress';
-import { runCli } from '../../ops/cli';
+import { EXIT, parseOptions, runCli, TOOL_TARGET, UsageError } from '../../ops/cli';
 
 const usage = `usage: npm run migrate -- <name> [--dry-run] [--force] [--segments N] [--rate N] [--page-size N] [--json] [--quiet]
        npm run migrate -- --list [--json]
-migrations: ${migrations.map((m) => m.name).join(', ')}`;
+migrations: ${migrations.map((m) => m.name).join(', ')}
+
+Exit status: 0 done (or nothing to do), 1 failed, 2 bad arguments, 3 could not run, 130 interrupted.
+${TOOL_TARGET}`;
 
 type Args = ReturnType<typeof parse>;
 
 function parse() {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      list: { type: 'boolean', default: false },
-      'dry-run': { type: 'boolean', default: false },
-      force: { type: 'boolean', default: false },
-      segments: { type: 'string' },
-      rate: { type: 'string' },
-      'page-size': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const { values, positionals } = parseOptions(() =>
+    parseArgs({
+      allowPositionals: true,
+      options: {
+        list: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        segments: { type: 'string' },
+        rate: { type: 'string' },
+        'page-size': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }),
+  );
   const number = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${value}`);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got ${value}`);
     return n;
   };
-  if (positionals.length > 1) throw new Error(`one migration at a time, got ${positionals.join(' ')}`);
+  if (positionals.length > 1) throw new UsageError(`one migration at a time, got ${positionals.join(' ')}`);
   return {
     ...values,
     name: positionals[0],
@@ -73,22 +79,14 @@ function parse() {
 }
 
 async function main(): Promise<number> {
-  let args: Args;
-  try {
-    args = parse();
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${usage}`);
-    return 2;
-  }
-  if (args.help || (!args.list && args.name === undefined)) {
+  const args = parse();
+  if (args.help) {
     console.log(usage);
-    return args.help ? 0 : 2;
+    return EXIT.OK;
   }
+  if (!args.list && args.name === undefined) throw new UsageError('name a migration, or --list');
   const migration = args.name === undefined ? undefined : findMigration(args.name);
-  if (!args.list && !migration) {
-    console.error(`no migration named ${args.name}\n${usage}`);
-    return 2;
-  }
+  if (!args.list && !migration) throw new UsageError(`no migration named ${args.name}`);
 
   const connection = await connect();
   try {
@@ -137,7 +135,7 @@ function describeStatus(status: MigrationStatus): string {
 async function run(connection: Connection, args: Args, migration: Migration): Promise<number> {
   const controller = new AbortController();
   const interrupt = () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
     console.error('\nstopping after the pages in flight (Ctrl-C again to quit at once)…');
     controller.abort();
   };
@@ -163,7 +161,7 @@ async function run(connection: Connection, args: Args, migration: Migration): Pr
   }
   if (args.json) console.log(JSON.stringify(report, null, 2));
   else console.log(describeReport(report));
-  return report.outcome === 'interrupted' ? 130 : 0;
+  return report.outcome === 'interrupted' ? EXIT.INTERRUPTED : EXIT.OK;
 }
 
 /** The table's approximate item count (DynamoDB updates it about every six hours), for the bar. */

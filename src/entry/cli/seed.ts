@@ -84,4 +84,4 @@ function render(result: SeedResult): string {
   ].join('\n');
 }
 
-runCli(USAGE, main, 1);
+runCli(USAGE, main);

@@ -6,7 +6,7 @@
  *
  * Before any of that it checks that it can listen on `HOST`:`PORT`; and without the embedded engine
  * or `CREATE_TABLE=1` that the table exists. Either failure, and a `DATA_DIR` another process
- * holds, ends the process with one line saying what to do (exit 1), not a stack.
+ * holds, ends the process with one line saying what to do (exit 3, `EXIT.CANNOT_RUN`), not a stack.
  *
  * In development (or with `RELAY=on`) it also runs the outbox relay in-process, feeding the
  * server's subscriptions (src/boot/relay.ts; `RELAY=off` turns it off).
