@@ -154,7 +154,9 @@ describe('subscriptions over graphql-ws', () => {
 
   it('closes a socket with 4401 when its token expires', async () => {
     const names = readConfig({ DEV_ISSUER_FILE: issuerFile }).auth;
-    const connection = connect(await tokens.signed(devClaims(names, { customerId: a.customer.id }), 1));
+    // `exp` counts whole seconds from a whole-second `iat`: a 3 s token lives 2-3 s, long enough for the
+    // subscription to start on a loaded machine (a 1 s token could expire before it did).
+    const connection = connect(await tokens.signed(devClaims(names, { customerId: a.customer.id }), 3));
     const sub = subscribe(connection.client, 'subscription { myOrderEvents { eventId } }');
     await listening(1);
     expect(await connection.closed).toMatchObject({ code: 4401, reason: 'Unauthorized: token expired' });
