@@ -9,10 +9,17 @@
  *   compares L and M by value, and a comparison (`=`, `<`, `<=`, `>`, `>=`, BETWEEN, IN) with a
  *   missing operand is false (`<>` with a missing operand is true). Filter expressions are still
  *   dynalite's (its Query/Scan call its own evaluator directly).
+ * - The legacy `Expected` conditions (`db.checkConditional`) and `QueryFilter` (`db.matchesFilter`,
+ *   which query-table.ts calls): dynalite read `{ Exists: true, Value }` as "exists" and ignored
+ *   the value, so the version check DynamoDBMapper sends for optimistic locking never failed; and
+ *   with `ConditionalOperator: OR` it answered false as soon as the first condition was false.
+ *   DynamoDB compares the value (`Value` alone or with `Exists: true` is EQ), and OR holds when any
+ *   condition holds. Comparisons follow the expression rules above (by value, missing is false).
  * - Index keys (`db.updateIndexes`): DynamoDB rejects an item whose secondary index key attribute
  *   is an empty string or binary value; dynalite stored it.
- * - UpdateItem that only removes attributes (REMOVE, or AttributeUpdates DELETE without a value)
- *   on an item that does not exist: DynamoDB creates nothing; dynalite created the bare key.
+ * - UpdateItem that only removes (REMOVE, DELETE of set elements, AttributeUpdates DELETE with or
+ *   without a value) on an item that does not exist: DynamoDB creates nothing ("Nothing happens;
+ *   there is no attribute to delete"); dynalite created the bare key.
  */
 import type * as DynaliteDb from 'dynalite/db/index.js';
 import type { Action, AttributeValue, Item, TableDescription } from 'dynalite/db/index.js';
@@ -35,9 +42,14 @@ export function installConditionSemantics(db: Db): void {
   const mutableDb = db as { -readonly [K in keyof Db]: Db[K] };
   mutableDb.checkConditional = (data, existingItem) => {
     const condition = (data as { _condition?: { expression: ExpressionNode } })._condition;
+    const legacy = data as { Expected?: Record<string, ExpectedCondition>; ConditionalOperator?: string };
+    if (!condition && legacy.Expected)
+      return legacyMatches(db, existingItem ?? {}, legacy.Expected, legacy.ConditionalOperator) ? null : conditionalError();
     if (!condition) return dynaliteCheckConditional(data, existingItem);
     return matches(db, existingItem ?? {}, condition.expression) ? null : conditionalError();
   };
+  mutableDb.matchesFilter = (item, filter, conditionalOperator) =>
+    legacyMatches(db, item, filter as Record<string, ExpectedCondition>, conditionalOperator);
   const dynaliteUpdateIndexes = db.updateIndexes;
   mutableDb.updateIndexes = (store, table, existingItem, item, cb) => {
     const invalid = item ? emptyIndexKey(db, table, item) : undefined;
@@ -67,6 +79,39 @@ function matches(db: Db, item: Item, expr: ExpressionNode): boolean {
   if (operator === 'in') return value != null && operands.some((operand) => operand != null && sameValue(db, value, operand));
   if (ORDERED_COMPARISONS.has(operator) && (value == null || operands.some((operand) => operand == null))) return false;
   return db.compare(operator, value, operands);
+}
+
+/** One attribute's legacy condition (`Expected`, `QueryFilter`), as dynalite's validation let it through. */
+interface ExpectedCondition {
+  Exists?: boolean;
+  Value?: AttributeValue;
+  ComparisonOperator?: string;
+  AttributeValueList?: AttributeValue[];
+}
+
+const LEGACY_OPERATORS: Record<string, string> = { EQ: '=', NE: '<>', LE: '<=', LT: '<', GE: '>=', GT: '>', BETWEEN: 'between', IN: 'in' };
+
+/** The legacy conditions on `item`: every one (AND, the default) or any one (OR). */
+function legacyMatches(
+  db: Db,
+  item: Item,
+  conditions: Record<string, ExpectedCondition>,
+  conditionalOperator: string | undefined,
+): boolean {
+  const results = Object.entries(conditions).map(([name, condition]) => legacyCondition(db, item, name, condition));
+  return conditionalOperator === 'OR' ? results.some(Boolean) : results.every(Boolean);
+}
+
+function legacyCondition(db: Db, item: Item, name: string, condition: ExpectedCondition): boolean {
+  const value = item[name];
+  if (condition.Exists === false) return value === undefined;
+  if (condition.Value !== undefined) return value !== undefined && sameValue(db, value, condition.Value);
+  if (condition.ComparisonOperator === undefined) return value !== undefined; // Exists: true alone
+  const operands = condition.AttributeValueList ?? [];
+  const operator = LEGACY_OPERATORS[condition.ComparisonOperator];
+  if (operator === undefined) return db.compare(condition.ComparisonOperator, value, operands);
+  // As the expression `name <operator> operands` (a missing attribute: see `matches`).
+  return matches(db, item, { type: operator, args: [[name], ...operands] });
 }
 
 /** An operand's value: a document path read from the item, `size(path)`, or a literal. */
@@ -126,7 +171,7 @@ function emptyIndexKey(db: Db, table: TableDescription, item: Item): DynaliteDb.
 }
 
 /**
- * UpdateItem whose every action removes attributes: on an item that does not exist it checks the
+ * UpdateItem whose every action removes attributes or set elements: on an item that does not exist it checks the
  * condition and answers, creating nothing (DynamoDB). Otherwise dynalite's UpdateItem runs.
  */
 export function withoutRemoveOnlyUpserts(db: Db, updateItem: Action): Action {
@@ -155,7 +200,11 @@ function removesOnly(data: {
   _updates?: { sections: { type: string }[] };
   AttributeUpdates?: Record<string, { Action?: string; Value?: unknown }>;
 }): boolean {
-  if (data._updates) return data._updates.sections.length > 0 && data._updates.sections.every((section) => section.type === 'remove');
+  // REMOVE a path, DELETE elements from a set: nothing to remove from an item that is not there.
+  if (data._updates)
+    return (
+      data._updates.sections.length > 0 && data._updates.sections.every((section) => section.type === 'remove' || section.type === 'delete')
+    );
   const updates = Object.values(data.AttributeUpdates ?? {});
-  return updates.length > 0 && updates.every((update) => update.Action === 'DELETE' && update.Value == null);
+  return updates.length > 0 && updates.every((update) => update.Action === 'DELETE');
 }

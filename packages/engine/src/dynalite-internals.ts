@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as DynaliteDb from 'dynalite/db/index.js';
 import type * as DynaliteValidations from 'dynalite/validations/index.js';
 import { installConditionSemantics, withoutRemoveOnlyUpserts } from './condition-semantics';
+import { withoutEmptyAttributes } from './return-values';
 import { installUtf8ItemSizes } from './item-size';
 import { installUtf8QueryTable } from './query-table';
 
@@ -63,7 +64,8 @@ export type DynaliteOperation = (typeof DYNALITE_OPERATIONS)[number];
 
 export function loadAction(operation: DynaliteOperation): DynaliteDb.Action {
   const action = requireDynalite(`dynalite/actions/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.Action;
-  return operation === 'UpdateItem' ? withoutRemoveOnlyUpserts(db, action) : action;
+  if (operation === 'UpdateItem') return withoutEmptyAttributes(withoutRemoveOnlyUpserts(db, action));
+  return operation === 'PutItem' || operation === 'DeleteItem' ? withoutEmptyAttributes(action) : action;
 }
 
 export function loadValidation(operation: DynaliteOperation): DynaliteDb.OperationValidation {

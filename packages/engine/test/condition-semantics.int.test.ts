@@ -128,13 +128,44 @@ describe('a comparison with a missing operand is false', () => {
   });
 });
 
-describe('an update that only removes attributes does not create a missing item', () => {
+describe('an update that only removes attributes or set elements does not create a missing item', () => {
   it('UpdateItem REMOVE on a missing item leaves no item', async () => {
     const answer = await target.client.send(
       new UpdateItemCommand({ TableName: table, Key: key('remove-only', '1'), UpdateExpression: 'REMOVE a, b', ReturnValues: 'ALL_NEW' }),
     );
     expect(answer.Attributes).toBeUndefined();
     expect(await get('remove-only', '1')).toBeUndefined();
+  });
+
+  it('UpdateItem DELETE of set elements on a missing item leaves no item, and so does AttributeUpdates DELETE with a value', async () => {
+    await target.client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key('delete-only', '1'),
+        UpdateExpression: 'DELETE tags :gone',
+        ExpressionAttributeValues: { ':gone': { SS: ['a'] } },
+      }),
+    );
+    expect(await get('delete-only', '1')).toBeUndefined();
+    await target.client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key('delete-only', '2'),
+        AttributeUpdates: { tags: { Action: 'DELETE', Value: { SS: ['a'] } } },
+      }),
+    );
+    expect(await get('delete-only', '2')).toBeUndefined();
+    // On an existing item the element goes and the item stays.
+    await put({ ...key('delete-only', '3'), tags: { SS: ['a', 'b'] } });
+    await target.client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key('delete-only', '3'),
+        UpdateExpression: 'DELETE tags :gone',
+        ExpressionAttributeValues: { ':gone': { SS: ['a'] } },
+      }),
+    );
+    expect(await get('delete-only', '3')).toEqual({ ...key('delete-only', '3'), tags: { SS: ['b'] } });
   });
 
   it('a REMOVE-only Update in a transaction leaves no item', async () => {
