@@ -77,6 +77,11 @@ function matches(db: Db, item: Item, expr: ExpressionNode): boolean {
   if (operator === '=') return value != null && operands[0] != null && sameValue(db, value, operands[0]);
   if (operator === '<>') return value == null || operands[0] == null || !sameValue(db, value, operands[0]);
   if (operator === 'in') return value != null && operands.some((operand) => operand != null && sameValue(db, value, operand));
+  // contains(list, operand): an element equal to the operand, of any type (a set, a map, a list too).
+  if (operator === 'contains' && Array.isArray(value?.L)) {
+    const operand = operands[0];
+    return operand != null && (value.L as AttributeValue[]).some((element) => sameValue(db, element, operand));
+  }
   if (ORDERED_COMPARISONS.has(operator) && (value == null || operands.some((operand) => operand == null))) return false;
   return db.compare(operator, value, operands);
 }
@@ -89,7 +94,17 @@ interface ExpectedCondition {
   AttributeValueList?: AttributeValue[];
 }
 
-const LEGACY_OPERATORS: Record<string, string> = { EQ: '=', NE: '<>', LE: '<=', LT: '<', GE: '>=', GT: '>', BETWEEN: 'between', IN: 'in' };
+const LEGACY_OPERATORS: Record<string, string> = {
+  EQ: '=',
+  NE: '<>',
+  LE: '<=',
+  LT: '<',
+  GE: '>=',
+  GT: '>',
+  BETWEEN: 'between',
+  IN: 'in',
+  CONTAINS: 'contains',
+};
 
 /** The legacy conditions on `item`: every one (AND, the default) or any one (OR). */
 function legacyMatches(
@@ -108,6 +123,8 @@ function legacyCondition(db: Db, item: Item, name: string, condition: ExpectedCo
   if (condition.Value !== undefined) return value !== undefined && sameValue(db, value, condition.Value);
   if (condition.ComparisonOperator === undefined) return value !== undefined; // Exists: true alone
   const operands = condition.AttributeValueList ?? [];
+  if (condition.ComparisonOperator === 'NOT_CONTAINS' && Array.isArray(value?.L))
+    return !matches(db, item, { type: 'function', name: 'contains', args: [[name], ...operands] });
   const operator = LEGACY_OPERATORS[condition.ComparisonOperator];
   if (operator === undefined) return db.compare(condition.ComparisonOperator, value, operands);
   // As the expression `name <operator> operands` (a missing attribute: see `matches`).

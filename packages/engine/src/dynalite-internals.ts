@@ -8,8 +8,12 @@ import type * as DynaliteDb from 'dynalite/db/index.js';
 import type * as DynaliteValidations from 'dynalite/validations/index.js';
 import { installConditionSemantics, withoutRemoveOnlyUpserts } from './condition-semantics';
 import { withoutEmptyAttributes } from './return-values';
+import { withOriginalListPositions } from './update-positions';
 import { installUtf8ItemSizes } from './item-size';
 import { installUtf8QueryTable } from './query-table';
+import { installKeyLimits } from './key-limits';
+import { withRequestValidation } from './request-validation';
+import { installPackratParsers } from './packrat-parsers';
 
 export type {
   Action,
@@ -35,6 +39,11 @@ installUtf8ItemSizes(db);
 installUtf8QueryTable(db);
 // Conditions, empty index keys and remove-only updates as DynamoDB has them (condition-semantics.ts).
 installConditionSemantics(db);
+// Key values within DynamoDB's 2,048/1,024-byte limits, in UTF-8, for table and index keys (key-limits.ts).
+installKeyLimits(db);
+
+// Expression parsing in linear time (packrat-parsers.ts); must precede loading the validations.
+installPackratParsers();
 
 /** `dynalite/validations`: request type coercion and constraint checking. */
 export const validations = requireDynalite('dynalite/validations/index.js') as typeof DynaliteValidations;
@@ -64,12 +73,14 @@ export type DynaliteOperation = (typeof DYNALITE_OPERATIONS)[number];
 
 export function loadAction(operation: DynaliteOperation): DynaliteDb.Action {
   const action = requireDynalite(`dynalite/actions/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.Action;
-  if (operation === 'UpdateItem') return withoutEmptyAttributes(withoutRemoveOnlyUpserts(db, action));
+  if (operation === 'UpdateItem') return withoutEmptyAttributes(withoutRemoveOnlyUpserts(db, withOriginalListPositions(action)));
   return operation === 'PutItem' || operation === 'DeleteItem' ? withoutEmptyAttributes(action) : action;
 }
 
+/** dynalite's validation of `operation`, with the checks DynamoDB makes and dynalite lacks (request-validation.ts). */
 export function loadValidation(operation: DynaliteOperation): DynaliteDb.OperationValidation {
-  return requireDynalite(`dynalite/validations/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.OperationValidation;
+  const validation = requireDynalite(`dynalite/validations/${validations.toLowerFirst(operation)}.js`) as DynaliteDb.OperationValidation;
+  return withRequestValidation(operation, validation);
 }
 
 /* Promise forms of dynalite's callback APIs. */

@@ -61,7 +61,7 @@ import {
 import { ITEM_WRITE_OPERATIONS, atomicWritesStore, syncEveryWrite } from './durable-writes';
 import { assertDynaliteVersion } from './dynalite-version';
 import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
-import { rejectUnsafeExpressions } from './expression-limits';
+import { rejectOversizedExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
 import { StaleReads, type ReadView } from './stale-reads';
@@ -205,8 +205,8 @@ export class Engine {
     }
     if (this.closing) return toErrorResponse(apiError(`${CORAL_SERVICE}ServiceUnavailable`, 'The engine is closed', {}, 503));
     try {
-      // Before dynalite parses anything: its parser is exponential in nesting depth.
-      rejectUnsafeExpressions(operation, body);
+      // Before dynalite parses anything (Amazon's 4 KB bound on each expression).
+      rejectOversizedExpressions(operation, body);
       // dynalite's validation prunes and rewrites the request in place: give it a copy.
       const data = handler.validate(structuredClone(body) as Record<string, unknown>);
       const admitted = await this.conflicts?.admit(operation, data); // in flight until answered

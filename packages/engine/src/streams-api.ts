@@ -32,9 +32,11 @@ const TYPES = {
     StreamArn: { ...STREAM_ARN, required: true },
     Limit: { type: 'Integer', greaterThanOrEqual: 1, lessThanOrEqual: 100 },
     ExclusiveStartShardId: SHARD_ID,
+    // A filter filters by its Type, and CHILD_SHARDS (its only type) names the parent shard: a
+    // ShardFilter without either filters nothing, and DynamoDB Streams refuses it.
     ShardFilter: {
       type: 'FieldStruct<ShardFilter>',
-      children: { Type: { type: 'String', enum: ['CHILD_SHARDS'] }, ShardId: SHARD_ID },
+      children: { Type: { type: 'String', notNull: true, enum: ['CHILD_SHARDS'] }, ShardId: { ...SHARD_ID, notNull: true } },
     },
   },
   GetShardIterator: {

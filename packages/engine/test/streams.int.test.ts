@@ -325,4 +325,24 @@ describe('Streams API errors', () => {
     expect(await failure(streams.send(new GetRecordsCommand({ ShardIterator: valid, Limit: 1001 })))).toBe('ValidationException');
     expect(await failure(streams.send(new ListStreamsCommand({ Limit: 0 })))).toBe('ValidationException');
   });
+
+  it('DescribeStream refuses a ShardFilter without its Type or without the ShardId CHILD_SHARDS needs', async () => {
+    const { arn } = await createStreamTable('streams-filter', 'KEYS_ONLY');
+    const shardId = (await shardOf(arn)).ShardId!;
+    const message = async (filter: object) => {
+      const err = await rejectionOf(streams.send(new DescribeStreamCommand({ StreamArn: arn, ShardFilter: filter as never })));
+      expect(err.name).toBe('ValidationException');
+      return err.message;
+    };
+    expect(await message({ ShardId: shardId })).toBe(
+      "1 validation error detected: Value null at 'shardFilter.type' failed to satisfy constraint: Member must not be null",
+    );
+    expect(await message({ Type: 'CHILD_SHARDS' })).toBe(
+      "1 validation error detected: Value null at 'shardFilter.shardId' failed to satisfy constraint: Member must not be null",
+    );
+    const { StreamDescription } = await streams.send(
+      new DescribeStreamCommand({ StreamArn: arn, ShardFilter: { Type: 'CHILD_SHARDS', ShardId: shardId } }),
+    );
+    expect(StreamDescription?.Shards).toEqual([]);
+  });
 });
