@@ -6,7 +6,7 @@
 import pino from 'pino';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startEngine, type EmbeddedEngine, type EngineOptions, type WireRequest } from '@single-table/engine';
-import { FAITHFUL, STRONG, type EngineBehaviour } from '@single-table/engine/profiles';
+import { CERTAIN_STALENESS, STRONG, type EngineBehaviour } from '@single-table/engine/profiles';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
 import { Table, type Item } from '../../src/dynamo/table';
@@ -116,12 +116,14 @@ export interface StackOptions {
 export type StackEngineOptions = EngineBehaviour & { strong?: boolean };
 
 /**
- * The engine every stack runs on unless a test says otherwise: @single-table/engine/profiles' FAITHFUL
- * (GSI lag, eventual and read-committed reads, conflicts; seeded, so a run is repeatable), as
- * `npm start` and `npm run engine` run it. Tests that read their own write through an index or
- * eventually wait for `stack.settled()`, as a client waits for "eventually".
+ * The engine every stack runs on unless a test says otherwise: @single-table/engine/profiles'
+ * CERTAIN_STALENESS, FAITHFUL (GSI lag, eventual and read-committed reads, conflicts; seeded, so a
+ * run is repeatable; as `npm start` and `npm run engine` run it) with every read inside a stale
+ * window stale, so a path that would read stale data in production fails here every time. Tests
+ * that read their own write through an index or eventually wait for `stack.settled()`, as a client
+ * waits for "eventually".
  */
-export const DEFAULT_ENGINE: StackEngineOptions = FAITHFUL;
+export const DEFAULT_ENGINE: StackEngineOptions = CERTAIN_STALENESS;
 
 function engineOptions(options: StackEngineOptions = {}): EngineOptions {
   const { strong, ...explicit } = options;

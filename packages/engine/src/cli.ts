@@ -36,7 +36,7 @@ export interface EngineCliSettings {
 const USAGE = [
   'usage: npm run engine -- [--port 8000] [--path DIR] [--host 127.0.0.1] [--sync] [--ttl-sweep-seconds 60] [--strong]',
   `                          [--gsi-lag-ms ${FAITHFUL.gsiLagMs}] [--gsi-lag-seed 1] [--conflicts | --no-conflicts] [--conflict-chance 0] [--conflict-seed 1]`,
-  `                          [--consistency ${FAITHFUL.consistency}] [--stale-read-ms ${FAITHFUL.staleReadMs}] [--commit-span-ms ${FAITHFUL.commitSpanMs}] [--stale-read-seed 1]`,
+  `                          [--consistency ${FAITHFUL.consistency}] [--stale-read-ms ${FAITHFUL.staleReadMs}] [--stale-read-chance 0.33] [--commit-span-ms ${FAITHFUL.commitSpanMs}] [--stale-read-seed 1]`,
   'Faithful to Amazon DynamoDB by default, never more forgiving: every behaviour below is on. --strong',
   'turns them all off (each write visible at once to every read, no conflicts) for a deterministic engine;',
   'a flag given with --strong still applies.',
@@ -73,6 +73,10 @@ const USAGE = [
   `               Default ${FAITHFUL.consistency}.`,
   '  --stale-read-ms N',
   `               upper bound of that window; default ${FAITHFUL.staleReadMs}.`,
+  '  --stale-read-chance P',
+  '               probability (0..1, seeded) that a read inside that window is stale; default',
+  '               1/3 (a write acknowledged by two of three replicas, read from the third); 1: every',
+  '               read in the window is stale.',
   '  --commit-span-ms N',
   '               read-committed transactions, as on DynamoDB: each item of a TransactWriteItems',
   '               turns visible to BatchGetItem/Query/Scan (even with ConsistentRead) at a random',
@@ -106,6 +110,7 @@ async function serve(args: string[], settings: EngineCliSettings): Promise<() =>
         'conflict-seed': { type: 'string', default: '1' },
         consistency: { type: 'string' },
         'stale-read-ms': { type: 'string' },
+        'stale-read-chance': { type: 'string' },
         'commit-span-ms': { type: 'string' },
         'stale-read-seed': { type: 'string', default: '1' },
         help: { type: 'boolean', short: 'h' },
@@ -135,6 +140,8 @@ async function serve(args: string[], settings: EngineCliSettings): Promise<() =>
   if (consistency !== 'strong' && consistency !== 'eventual') throw new UsageError('--consistency must be strong or eventual');
   const staleReadMs = Number(values['stale-read-ms'] ?? FAITHFUL.staleReadMs);
   if (!Number.isFinite(staleReadMs) || staleReadMs < 0) throw new UsageError('--stale-read-ms must be a number ≥ 0');
+  const staleReadChance = Number(values['stale-read-chance'] ?? FAITHFUL.staleReadChance);
+  if (!(staleReadChance >= 0 && staleReadChance <= 1)) throw new UsageError('--stale-read-chance must be a number in 0..1');
   const commitSpanMs = Number(values['commit-span-ms'] ?? base.commitSpanMs);
   if (!Number.isFinite(commitSpanMs) || commitSpanMs < 0) throw new UsageError('--commit-span-ms must be a number ≥ 0');
   const staleReadSeed = Number(values['stale-read-seed']);
@@ -155,6 +162,7 @@ async function serve(args: string[], settings: EngineCliSettings): Promise<() =>
     conflictSeed,
     consistency,
     staleReadMs,
+    staleReadChance,
     commitSpanMs,
     staleReadSeed,
   }).catch((error: unknown) => {

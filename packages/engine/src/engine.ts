@@ -97,6 +97,8 @@ export interface OpenOptions {
   consistency?: 'strong' | 'eventual';
   /** With 'eventual': each write's stale window is a random 0..N ms; default 100. */
   staleReadMs?: number;
+  /** With 'eventual': probability that an eventually consistent read inside a window is stale (0..1, seeded); default 1: always. */
+  staleReadChance?: number;
   /** Read-committed transactions: each item of a TransactWriteItems turns visible to BatchGetItem/Query/Scan within 0..N ms, and the transaction answers after the last. Default 0: all at once. */
   commitSpanMs?: number;
   /** Seed of the stale windows and commit spans; default 1. */
@@ -167,7 +169,12 @@ export class Engine {
     }
     const staleMs = options.consistency === 'eventual' ? (options.staleReadMs ?? 100) : 0;
     if (staleMs || options.commitSpanMs) {
-      this.staleReads = StaleReads.attach(store, { staleMs, commitSpanMs: options.commitSpanMs ?? 0, seed: options.staleReadSeed ?? 1 });
+      this.staleReads = StaleReads.attach(store, {
+        staleMs,
+        staleChance: options.staleReadChance ?? 1,
+        commitSpanMs: options.commitSpanMs ?? 0,
+        seed: options.staleReadSeed ?? 1,
+      });
     }
     if (options.conflicts || options.conflictChance) {
       this.conflicts = new ConflictDetector(store, { chance: options.conflictChance ?? 0, seed: options.conflictSeed ?? 1 });

@@ -5,7 +5,10 @@
  *   table without `ConsistentRead` may be answered by a replica that has not had the latest write
  *   yet: the item's previous version (or nothing, for an item just created; or the item, for one
  *   just deleted) for a random 0..staleMs after each write. Several writes inside one window keep
- *   the oldest version, as a lagging replica would.
+ *   the oldest version, as a lagging replica would. Inside its window each read of the item is
+ *   stale with probability `staleChance` (drawn per read and item: 1, every read is stale, for
+ *   tests that must meet every stale read their code could; 1/3 in the FAITHFUL profile, Amazon's
+ *   case where a write acknowledged by two of three replicas is read from the third).
  * - **Read-committed transactions** (`commitSpanMs`): DynamoDB isolates a TransactWriteItems from
  *   GetItem and TransactGetItems (serializable) but only read-committed from BatchGetItem, Query and
  *   Scan, which may see some of a transaction's items and not others while it commits. Here each
@@ -29,6 +32,8 @@ import { withPreviousVersions, type PreviousVersion } from './stale-streams';
 export interface StaleReadOptions {
   /** Upper bound of each write's stale window for eventually consistent reads, in ms (0: none). */
   staleMs: number;
+  /** Probability that an eventually consistent read inside an item's window sees its previous version (0..1). */
+  staleChance: number;
   /** Upper bound of the instant each item of a transaction turns visible to BatchGetItem/Query/Scan, in ms (0: at once). */
   commitSpanMs: number;
   /** Seed of the windows. */
@@ -53,6 +58,8 @@ export class StaleReads {
   /** Full LevelDB item key → its version before the latest writes, while a window lasts. */
   private readonly previous = new Map<string, Previous>();
   private readonly random: () => number;
+  /** A draw per eventually consistent read of an item in its window: stale below `staleChance`. */
+  private readonly readRandom: () => number;
   private lastUntil = 0;
   private commitVisible = 0;
 
@@ -61,6 +68,7 @@ export class StaleReads {
     private readonly options: StaleReadOptions,
   ) {
     this.random = seededRandom(options.seed);
+    this.readRandom = seededRandom(options.seed + 1);
   }
 
   static attach(store: Store, options: StaleReadOptions): StaleReads {
@@ -77,7 +85,7 @@ export class StaleReads {
     const now = Date.now();
     // What a read sees of an item with a remembered version: that version, or (undefined) the item as it is.
     const seen = (entry: Previous, view: ReadView): { item: Item | undefined } | undefined => {
-      if (view === 'eventual' && entry.staleUntil > now) return { item: entry.staleItem };
+      if (view === 'eventual' && entry.staleUntil > now && this.readRandom() < this.options.staleChance) return { item: entry.staleItem };
       if (entry.committingUntil > now) return { item: entry.committedItem }; // eventual reads are read-committed too
       return undefined;
     };

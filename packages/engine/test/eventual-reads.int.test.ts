@@ -26,7 +26,7 @@ describe.skipIf(external)('eventually consistent reads (embedded engine, consist
   let table: string;
 
   // Seed 2's first windows over 0..1000 ms are 734, 325, 285 ms: reads a few ms after a write fall inside.
-  async function eventualEngine(options: { staleReadMs?: number; staleReadSeed?: number } = {}) {
+  async function eventualEngine(options: { staleReadMs?: number; staleReadSeed?: number; staleReadChance?: number } = {}) {
     engine = await startEngine({ consistency: 'eventual', staleReadMs: 1000, staleReadSeed: 2, ...options });
     client = clientFor(engine.endpoint);
     table = uniqueTableName('eventual');
@@ -59,6 +59,24 @@ describe.skipIf(external)('eventually consistent reads (embedded engine, consist
     expect((await get(true)).Item).toBeUndefined();
     await engine.readsSettled();
     expect((await get(false)).Item).toBeUndefined();
+  });
+
+  it('inside the window, each read is stale with the seeded staleReadChance, so some reads see the write at once', async () => {
+    const staleReads = async (staleReadChance: number) => {
+      await eventualEngine({ staleReadMs: 60_000, staleReadChance }); // every read below is inside the window
+      await client.send(new PutItemCommand({ TableName: table, Item: { ...key('c#1', 'p'), v: S('one') } }));
+      let stale = 0;
+      for (let read = 0; read < 300; read++) if ((await get(false)).Item === undefined) stale++;
+      client.destroy();
+      await engine.close();
+      return stale;
+    };
+    expect(await staleReads(1)).toBe(300);
+    expect(await staleReads(0)).toBe(0);
+    const third = await staleReads(1 / 3);
+    expect(third).toBeGreaterThan(60); // 300/3 = 100 expected; a fair draw lands in 60..140 all but never
+    expect(third).toBeLessThan(140);
+    await eventualEngine(); // for afterEach
   });
 
   it('BatchGetItem is stale per table unless that table is read with ConsistentRead', async () => {
