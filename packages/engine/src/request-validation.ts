@@ -17,12 +17,18 @@
  *   allowed. (A nested function as if_not_exists' first operand dynalite already refuses.)
  * - Query/Scan `Select` against ProjectionExpression/AttributesToGet and IndexName. Query carries
  *   coral's "1 validation error detected: " prefix on these, Scan does not (as Amazon answers).
+ * - Legacy `Expected` operands of a type their ComparisonOperator does not take.
  * - Secondary indexes on CreateTable and in UpdateTable's `Create`: INCLUDE needs NonKeyAttributes,
  *   only INCLUDE takes them, no duplicates among them; one definition per attribute; UpdateTable's
  *   new index keys need a definition in the request's AttributeDefinitions (dynalite dropped that
  *   member unread).
  */
+import { createRequire } from 'node:module';
 import type { OperationValidation } from 'dynalite/db/index.js';
+
+// dynalite's validations module, required when a check runs (it is loaded by then; importing it
+// from dynalite-internals.ts would be a cycle, since that module loads this one first).
+const requireDynalite = createRequire(import.meta.url);
 
 /** Amazon's bound on attribute names: "less than 64 KB". */
 export const MAX_ATTRIBUTE_NAME_BYTES = 65535;
@@ -106,8 +112,32 @@ const CHECKS_BEFORE: Record<string, Check[]> = {
 };
 
 const CHECKS_AFTER: Record<string, Check[]> = {
-  UpdateItem: [nestedListAppend],
+  PutItem: [expectedOperandTypes],
+  DeleteItem: [expectedOperandTypes],
+  UpdateItem: [nestedListAppend, expectedOperandTypes],
 };
+
+/**
+ * Legacy `Expected` operands of a type their ComparisonOperator does not take (BEGINS_WITH a
+ * Number, CONTAINS a set, LE a set, ...): "ComparisonOperator <op> is not valid for <type>
+ * AttributeValue type". Amazon checks Expected as it checks QueryFilter and ScanFilter; dynalite
+ * checked only those two, so its check (`validateConditions`) is run on Expected too.
+ */
+function expectedOperandTypes(data: Data): string | undefined {
+  const compared = Object.entries((data.Expected ?? {}) as Record<string, Data>).filter(([, condition]) => condition.ComparisonOperator);
+  if (compared.length === 0) return undefined;
+  const conditions = Object.fromEntries(
+    compared.map(([name, condition]) => [
+      name,
+      {
+        ComparisonOperator: condition.ComparisonOperator,
+        AttributeValueList: condition.AttributeValueList ?? (condition.Value ? [condition.Value] : []),
+      },
+    ]),
+  );
+  const validations = requireDynalite('dynalite/validations/index.js') as { validateConditions(conditions: Data): string | undefined };
+  return validations.validateConditions(conditions) ?? undefined;
+}
 
 function attributeNames(attributes: Data | undefined): string | undefined {
   for (const name of Object.keys(attributes ?? {})) {

@@ -101,3 +101,31 @@ describe('ConditionalOperator', () => {
     expect(Items?.map((item) => item.SK?.S)).toEqual(['1', '2']);
   });
 });
+
+describe('Expected: an operand of a type its ComparisonOperator does not take is refused', () => {
+  it.each([
+    ['BEGINS_WITH', N(2), 'N'],
+    ['CONTAINS', { SS: ['a'] }, 'SS'],
+    ['NOT_CONTAINS', { L: [S('a')] }, 'L'],
+    ['LE', { NS: ['1'] }, 'NS'],
+    ['IN', { SS: ['a'] }, 'SS'],
+  ] as const)('%s with %j', async (ComparisonOperator, operand, type) => {
+    await put({ ...key('typed', '1'), a: N(2) });
+    const err = await target.client
+      .send(
+        new PutItemCommand({
+          TableName: table,
+          Item: key('typed', '1'),
+          Expected: { a: { ComparisonOperator, AttributeValueList: [operand as AttributeValue] } },
+        }),
+      )
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(err?.name).toBe('ValidationException');
+    expect(err?.message).toBe(
+      `One or more parameter values were invalid: ComparisonOperator ${ComparisonOperator} is not valid for ${type} AttributeValue type`,
+    );
+  });
+});
