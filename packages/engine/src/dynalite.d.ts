@@ -110,6 +110,13 @@ declare module 'dynalite/db/index.js' {
   export function compare(operator: string, value: AttributeValue | undefined, operands: (AttributeValue | undefined)[]): boolean;
   /** The value at a document path (`['a', 0, 'b']`) of `item`, or undefined. */
   export function mapPath(path: unknown[], item: Item): AttributeValue | undefined;
+  /** The index entries that change from `existingItem` to `item` in `indexes` of `table` (keys unprefixed, items projected). */
+  export function getIndexActions(
+    indexes: SecondaryIndex[],
+    existingItem: Item | undefined,
+    item: Item | undefined,
+    table: TableDescription,
+  ): { puts: { index: string; key: string; item: Item }[]; deletes: { index: string; key: string }[] };
   /** Writes the index entries that change from `existingItem` to `item`. */
   export function updateIndexes(
     store: Store,

@@ -64,6 +64,7 @@ import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineRespon
 import { rejectOversizedExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
+import { addIndexUpdatesToHandlers } from './index-updates';
 import { StaleReads, type ReadView } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
@@ -186,6 +187,13 @@ export class Engine {
     })) {
       this.handlers.set(operation, handler);
     }
+    // Index Create/Delete on dynalite's UpdateTable, before streams wraps it (index-updates.ts).
+    addIndexUpdatesToHandlers(this.handlers, store, {
+      statusDelayMs: tableStatusDelayMs,
+      exclusively: (work) => this.lock.with(true, work),
+      forgetIndex: (tableName, indexName) => this.indexLag?.forgetIndex(tableName, indexName),
+      statusChanging: () => (this.lastTableStatusChangeAt = Date.now()),
+    });
     // After stale-reads (observers run in the order attached); records are made from every commit.
     this.streams = StreamLog.attach(store, { now: options.streamsClock ?? Date.now });
     addStreamsToTableHandlers(this.handlers, store, this.streams);

@@ -16,7 +16,8 @@
  * immediate write would have. Operations on one index key are applied in the order they were
  * committed: an operation is never due before an earlier one on the same key (its due time is at
  * least that one's), and due operations are applied in (due time, commit order). DeleteTable drops
- * its table's pending operations; `drain` (engine close) applies everything still pending.
+ * its table's pending operations, an index's deletion that index's (index-updates.ts); `drain`
+ * (engine close) applies everything still pending.
  *
  * Known gap: pending operations live in memory. With `--path`, a crash loses GSI writes still
  * lagging (at most gsiLagMs old), leaving the index behind its table; a clean close applies them.
@@ -134,7 +135,15 @@ export class IndexLag {
 
   /** Drops the pending operations of `tableName`'s indexes (the table is being deleted). */
   forgetTable(tableName: string): void {
-    const prefix = `${GLOBAL_INDEX_PREFIX}${tableName}~`;
+    this.forget(`${GLOBAL_INDEX_PREFIX}${tableName}~`);
+  }
+
+  /** Drops the pending operations of one index (it is being deleted: index-updates.ts). */
+  forgetIndex(tableName: string, indexName: string): void {
+    this.forget(`${GLOBAL_INDEX_PREFIX}${tableName}~${indexName}~`);
+  }
+
+  private forget(prefix: string): void {
     this.pending = this.pending.filter((p) => !p.operation.key.startsWith(prefix));
     for (const key of this.lastDue.keys()) if (key.startsWith(prefix)) this.lastDue.delete(key);
     this.notifyIfSettled();

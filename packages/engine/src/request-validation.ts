@@ -86,7 +86,10 @@ const TYPE_CONSTRAINTS: Record<string, (types: Data) => Data> = {
     return types;
   },
   UpdateTable: (types) => {
-    constrainIndex(types.GlobalSecondaryIndexUpdates.children.children.Create.children);
+    const create = types.GlobalSecondaryIndexUpdates.children.children.Create.children;
+    constrainIndex(create);
+    // Optional, as the API declares it: required on a provisioned table only (index-updates.ts checks it).
+    delete create.ProvisionedThroughput.notNull;
     return { ...types, AttributeDefinitions: ATTRIBUTE_DEFINITIONS };
   },
 };
