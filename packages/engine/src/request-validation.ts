@@ -139,7 +139,7 @@ function expectedOperandTypes(data: Data): string | undefined {
     ]),
   );
   const validations = requireDynalite('dynalite/validations/index.js') as { validateConditions(conditions: Data): string | undefined };
-  return validations.validateConditions(conditions) ?? undefined;
+  return validations.validateConditions(conditions);
 }
 
 function attributeNames(attributes: Data | undefined): string | undefined {
