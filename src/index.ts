@@ -38,7 +38,7 @@ export { devClaims, openDevIssuer, DEV_AUDIENCE, DEV_ISSUER, type DevIssuer } fr
 export { typeDefs, buildSchema } from './schema';
 export { compiledExecution } from './http/execution';
 export { startServer, type RunningServer, type ServerOptions } from './http/server';
-export { bundleNodeEntry } from './ops/bundle';
+export { bundleNodeEntry, LAMBDA_BUILD } from './ops/bundle';
 
 export { Relay, type RelayOptions } from './relay/relay';
 export { hubPublisher, logPublisher, type Publisher } from './relay/publishers';

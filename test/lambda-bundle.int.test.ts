@@ -103,6 +103,16 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
     ).toEqual([]);
   });
 
+  it('holds one build of each package: the integration requires the ES build of Apollo, and hashing is node:crypto', async () => {
+    const inputs = await bundleInputs('src/entry/lambda.ts');
+    expect(inputs.filter((input) => /node_modules\/@apollo\/server\/dist\/esm\/ApolloServer\.js$/.test(input))).toHaveLength(1);
+    expect(
+      inputs.filter((input) =>
+        /node_modules\/(@apollo\/server\/dist\/cjs|@graphql-tools\/[^/]+\/cjs|lru-cache\/dist\/commonjs|sha\.js)\//.test(input),
+      ),
+    ).toEqual([]);
+  });
+
   // The subscription resolvers' shared settings (src/hub/live.ts) stay: the schema is the same on every transport.
   it('holds nothing Lambda does not run: no WebSocket or subscription server, no event hub, no explorer, no node:http server', async () => {
     const inputs = await bundleInputs('src/entry/lambda.ts');

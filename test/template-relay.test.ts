@@ -22,8 +22,7 @@ describe('the outbox relay in template.yaml', () => {
     expect(relay.Metadata).toEqual({ BuildMethod: 'makefile' });
     const makefile = readFileSync(`${root}/Makefile`, 'utf8');
     expect(makefile).toMatch(new RegExp(`^build-${relayId}:`, 'm'));
-    expect(makefile).toContain('src/entry/lambda-relay.ts');
-    expect(makefile).toContain('--outfile=$(ARTIFACTS_DIR)/lambda-relay.mjs');
+    expect(makefile).toContain('$(BUNDLE) src/entry/lambda-relay.ts $(ARTIFACTS_DIR)/lambda-relay.mjs');
   });
 
   it('reads the table, publishes to the stack bus, and starts from its environment without an identity provider', () => {

@@ -78,8 +78,7 @@ describe('the function in template.yaml', () => {
     expect(fn.Metadata).toEqual({ BuildMethod: 'makefile' });
     const makefile = readFileSync(`${root}/Makefile`, 'utf8');
     expect(makefile).toMatch(new RegExp(`^build-${functionId}:`, 'm'));
-    expect(makefile).toContain('src/entry/lambda.ts');
-    expect(makefile).toContain('--outfile=$(ARTIFACTS_DIR)/lambda.mjs');
+    expect(makefile).toContain('$(BUNDLE) src/entry/lambda.ts $(ARTIFACTS_DIR)/lambda.mjs');
   });
 
   it('is configured for production on this table', () => {

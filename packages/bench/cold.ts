@@ -2,8 +2,8 @@
  * `npm run bench:cold`: the Lambda handler's bundle size and cold start, beside a raw SDK handler's.
  *
  * The product's bundle is the Makefile's (`make build-GraphQLFunction`, what `sam build` runs); the
- * raw handler and the experiment are bundled with the same esbuild options (one minified ESM file,
- * the AWS SDK inside). A cold start is measured in a fresh `node` process per round, as a new Lambda container
+ * raw handler and the experiment are bundled with the same esbuild options (`LAMBDA_BUILD`, src/ops/bundle.ts:
+ * one minified ESM file, the AWS SDK inside). A cold start is measured in a fresh `node` process per round, as a new Lambda container
  * runs it: from before the bundle's `import()` to the first invocation's answer. The product's
  * first invocation is `{ __typename }` over API Gateway's payload 2.0, in production mode (tokens
  * verified against a local JWKS, which an anonymous `__typename` never needs); the raw handler's is
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startEngine } from '@single-table/engine';
-import { createDocumentClient, ensureTable, silenceSdkNodeVersionNotice } from 'single-table-graphql';
+import { createDocumentClient, ensureTable, LAMBDA_BUILD, silenceSdkNodeVersionNotice } from 'single-table-graphql';
 
 silenceSdkNodeVersionNotice();
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -53,27 +53,10 @@ async function makeBundle(outdir: string): Promise<string> {
   return join(outdir, 'lambda.mjs');
 }
 
-/** Apollo's plugins the Makefile leaves out of the product's bundle (APOLLO_UNUSED). */
-const APOLLO_UNUSED = ['./plugin/usageReporting/index.js', './plugin/inlineTrace/index.js', './plugin/schemaReporting/index.js'];
-
-/** The Makefile's esbuild options (build-GraphQLFunction), for the raw handler and the experiment. */
-async function bundle(entry: string, outdir: string, name: string, plugins: Plugin[] = [], external: string[] = []): Promise<string> {
+/** The Lambda bundle's esbuild options (src/ops/bundle.ts), for the raw handler and the experiment. */
+async function bundle(entry: string, outdir: string, name: string, plugins: Plugin[] = []): Promise<string> {
   const outfile = join(outdir, `${name}.mjs`);
-  await build({
-    plugins,
-    external,
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    outfile,
-    minify: true,
-    keepNames: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
+  await build({ ...LAMBDA_BUILD, plugins: [...plugins, ...(LAMBDA_BUILD.plugins ?? [])], entryPoints: [entry], outfile });
   return outfile;
 }
 
@@ -141,7 +124,7 @@ try {
   await ensureTable(doc, TABLE);
   doc.destroy();
   const product = await makeBundle(dir); // copies the schema files beside it too
-  const jit = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda-with-jit', [withJit], APOLLO_UNUSED);
+  const jit = await bundle(join(root, 'src/entry/lambda.ts'), dir, 'lambda-with-jit', [withJit]);
   const rawEntry = join(root, 'packages/bench', '.cold-raw-handler.ts');
   writeFileSync(rawEntry, RAW_HANDLER);
   const raw = await bundle(rawEntry, dir, 'raw').finally(() => rmSync(rawEntry));

@@ -118,7 +118,7 @@ export function createApollo(
       // No cache hints in this schema: skip the per-field instrumentation of Apollo's cache control.
       ApolloServerPluginCacheControlDisabled(),
       // No Apollo GraphOS reporting (this schema is no subgraph, and no APOLLO_KEY is supported): Apollo
-      // then never imports those plugins, which the Lambda bundle leaves out (Makefile, APOLLO_UNUSED).
+      // then never imports those plugins, which the Lambda bundle leaves out (src/ops/bundle.ts, APOLLO_UNUSED).
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       ApolloServerPluginInlineTraceDisabled(),

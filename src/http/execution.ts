@@ -30,8 +30,9 @@
  * select no data, and graphql-armor bounds every document's size.
  */
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SourceLocation } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SourceLocation } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { loadedSchema } from './interpreted';
 
 /** Apollo's executor interface over `schema`, executing each operation by its compiled query (the HTTP server's; Lambda's: src/http/interpreted.ts). */
 export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
@@ -47,7 +48,7 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
   };
   return {
     onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      callback(loadedSchema(schema));
       return () => {};
     },
     async load() {

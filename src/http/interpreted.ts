@@ -11,9 +11,22 @@ import { execute, printSchema, type GraphQLSchema } from 'graphql';
 /** A `GatewayInterface` builder: how `createApollo` executes admitted operations over `schema`. */
 export type Execution = (schema: GraphQLSchema) => GatewayInterface;
 
+/**
+ * What a gateway tells Apollo's schema listeners. Only schema reporting reads the printed SDL, and
+ * it is off (src/http/apollo.ts): printed when read, not on each start (3 ms of a Lambda cold start).
+ */
+export function loadedSchema(schema: GraphQLSchema): { apiSchema: GraphQLSchema; readonly coreSupergraphSdl: string } {
+  return {
+    apiSchema: schema,
+    get coreSupergraphSdl() {
+      return printSchema(schema);
+    },
+  };
+}
+
 export const interpretedExecution: Execution = (schema) => ({
   onSchemaLoadOrUpdate(callback) {
-    callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+    callback(loadedSchema(schema));
     return () => {};
   },
   async load() {

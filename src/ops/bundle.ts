@@ -10,6 +10,7 @@
  * esbuild is a development dependency: this module loads it only when called.
  */
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,13 @@ const SCHEMA_DIR = fileURLToPath(new URL('../schema/', import.meta.url));
 const WORKSPACE = /^(single-table-graphql|@single-table\/)/;
 /** esbuild's CommonJS shim for a bundled module that calls `require`. */
 const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** `SCHEMA_DIR`'s SDL files beside `outfile`, where src/schema reads them. */
+function copySchemaBeside(outfile: string): void {
+  for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.graphql'))) {
+    copyFileSync(join(SCHEMA_DIR, file), join(dirname(outfile), file));
+  }
+}
 
 export async function bundleNodeEntry(entry: string, outfile: string): Promise<string> {
   const { build } = await import('esbuild');
@@ -41,8 +49,76 @@ export async function bundleNodeEntry(entry: string, outfile: string): Promise<s
     banner: { js: REQUIRE_SHIM },
     logLevel: 'warning',
   });
-  for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.graphql'))) {
-    copyFileSync(join(SCHEMA_DIR, file), join(dirname(outfile), file));
-  }
+  copySchemaBeside(outfile);
+  return outfile;
+}
+
+/**
+ * Packages that CommonJS modules in the Lambda bundle `require` while ES modules import them:
+ * @as-integrations/aws-lambda requires @apollo/server, whose CommonJS build requires
+ * @graphql-tools and lru-cache, so esbuild would bundle (and a cold start would compile and run)
+ * both builds of each, about 200 KB. Resolved as an import, a `require` gets the one ES build.
+ */
+const ONE_BUILD = /^(@apollo\/server|@graphql-tools\/[^/]+|lru-cache)(\/|$)/;
+
+const oneBuildPerPackage: Plugin = {
+  name: 'one-build-per-package',
+  setup(build) {
+    build.onResolve({ filter: ONE_BUILD }, async (args) => {
+      if (args.kind !== 'require-call') return undefined;
+      const esm = await build.resolve(args.path, { kind: 'import-statement', resolveDir: args.resolveDir });
+      return esm.errors.length > 0 ? undefined : { path: esm.path };
+    });
+  },
+};
+
+/**
+ * Apollo hashes every document (and the schema) with @apollo/utils.createhash, which takes
+ * node:crypto through `module.require`, a function esbuild's CommonJS wrapper lacks: bundled, it
+ * falls back to sha.js, a hash in JavaScript. The bundle takes node:crypto's, as the runtime has it.
+ */
+const nodeCryptoHash: Plugin = {
+  name: 'node-crypto-hash',
+  setup(build) {
+    build.onResolve({ filter: /^@apollo\/utils\.createhash$/ }, () => ({ path: 'createhash', namespace: 'node-crypto-hash' }));
+    build.onLoad({ filter: /.*/, namespace: 'node-crypto-hash' }, () => ({ contents: "export { createHash } from 'node:crypto';" }));
+  },
+};
+
+/**
+ * Apollo Server's usage-reporting, inline-trace and schema-reporting plugins (and the protobuf
+ * encoder they pull in, about 300 KB): src/http/apollo.ts installs their Disabled plugins, so Apollo
+ * never imports them, and its dynamic imports of them stay unresolved.
+ */
+const APOLLO_UNUSED = ['./plugin/usageReporting/index.js', './plugin/inlineTrace/index.js', './plugin/schemaReporting/index.js'];
+
+/**
+ * The esbuild options of a Lambda bundle (`lambdaBundle`; the benchmark bundles its raw SDK
+ * handler and its experiments with them): one minified ES module with everything it imports, the
+ * AWS SDK included, so the deployed code runs the SDK version the lock file pins, not the runtime's.
+ */
+export const LAMBDA_BUILD: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  external: APOLLO_UNUSED,
+  plugins: [oneBuildPerPackage, nodeCryptoHash],
+  minify: true,
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  banner: { js: REQUIRE_SHIM },
+};
+
+/**
+ * A Lambda function's bundle (the Makefile's targets, which `sam build` runs): `entry` and all it
+ * imports in `outfile`, a source map beside it (NODE_OPTIONS=--enable-source-maps uses it), and the
+ * schema's SDL files beside it when the entry serves GraphQL (imports src/schema).
+ */
+export async function lambdaBundle(entry: string, outfile: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const { metafile } = await build({ ...LAMBDA_BUILD, entryPoints: [entry], outfile, sourcemap: true, metafile: true });
+  if (Object.keys(metafile.inputs).some((input) => input.endsWith('src/schema/index.ts'))) copySchemaBeside(outfile);
   return outfile;
 }

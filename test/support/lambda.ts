@@ -18,6 +18,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { startEngine, type EmbeddedEngine } from '@single-table/engine';
 import { createDocumentClient } from '../../src/dynamo/client';
 import { ensureTable } from '../../src/dynamo/definition';
+import { LAMBDA_BUILD } from '../../src/ops/bundle';
 import { cognitoClaims, signingKey, startIdentityProvider, type SigningKey, type TestIdentityProvider } from './jwks';
 
 /** The repository's root (where the Makefile and src/ are). */
@@ -68,16 +69,17 @@ export function parse(result: APIGatewayProxyStructuredResultV2) {
   return { statusCode: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body ?? 'null') as unknown };
 }
 
-/** The source files an entry point's Lambda bundle holds (esbuild's metafile, paths relative to the repository). */
+/**
+ * The source files an entry point's Lambda bundle holds: esbuild's metafile of the bundle's own
+ * options (src/ops/bundle.ts, `LAMBDA_BUILD`), paths relative to the repository.
+ */
 export async function bundleInputs(entry: string): Promise<string[]> {
   const result = await build({
+    ...LAMBDA_BUILD,
     entryPoints: [join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
+    outdir: join(root, 'unwritten'),
     write: false,
     metafile: true,
-    logLevel: 'silent',
   });
   return Object.keys(result.metafile.inputs);
 }
