@@ -11,6 +11,7 @@
  * | --ops N            | BENCH_OPS             | 250     | sequential operations per scenario and design (≥ 200)      |
  * | --duration S       | BENCH_DURATION        | 1.5     | seconds of each autocannon run (every server is warmed up first) |
  * | --rounds N         | BENCH_ROUNDS          | 3       | autocannon runs per design, interleaved; the best is kept  |
+ * | --warmup S         | BENCH_WARMUP          | 0.75    | seconds of load on every server and scenario before any is measured |
  * | --connections N    | BENCH_CONNECTIONS     | 16      | autocannon concurrency                                     |
  * | --customers N      | BENCH_CUSTOMERS       | 150     | ordinary customers in the data set                         |
  * | --growth-ops N     | BENCH_GROWTH_OPS      | 60      | sequential operations per size in the growth series        |
@@ -60,7 +61,7 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2),
     warmupOps: 30,
     durationSec: number('duration', 'BENCH_DURATION', 1.5, (n) => n > 0),
     rounds: number('rounds', 'BENCH_ROUNDS', 3, (n) => Number.isInteger(n) && n >= 1),
-    warmupSec: 0.75,
+    warmupSec: number('warmup', 'BENCH_WARMUP', 0.75),
     connections: number('connections', 'BENCH_CONNECTIONS', 16, (n) => Number.isInteger(n) && n >= 1),
     customers: number('customers', 'BENCH_CUSTOMERS', 150, (n) => Number.isInteger(n) && n >= 10),
     growthOps: number('growth-ops', 'BENCH_GROWTH_OPS', 60, (n) => Number.isInteger(n) && n >= 1),
@@ -92,7 +93,7 @@ function parseFlags(argv: readonly string[]): Map<string, string> {
   }
   if (flags.has('help')) {
     console.log(
-      'usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee packages/bench/README.md.',
+      'usage: npm run bench -- [--latency-ms 5] [--sigma 0.3] [--tail 0.015] [--tail-ms 20-50] [--seed 42] [--ops 250] [--duration 1.5] [--rounds 3] [--warmup 0.75] [--connections 16] [--customers 150] [--growth-ops 60] [--cpu-prof] [--only customer,status] [--no-write]\nSee packages/bench/README.md.',
     );
     process.exit(0);
   }

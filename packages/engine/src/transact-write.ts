@@ -18,7 +18,7 @@ import {
   type Store,
   type TableDescription,
 } from './dynalite-internals';
-import { DYNAMODB_ERROR, apiError, isApiError, validationException } from './errors';
+import { DYNAMODB_ERROR, apiError, isApiError } from './errors';
 import type { IdempotencyWindow } from './idempotency-window';
 import { commitBatch } from './index-lag';
 import { stagingStore, type RecordedWrites } from './staging-store';
@@ -45,12 +45,7 @@ interface StagedWrite {
   /** LevelDB operations (full keys), written only if every action succeeds. */
   operations: BatchOperation[];
   capacity: TableCapacity;
-  /** What the action adds to the transaction's aggregate size (the 4 MB limit). */
-  bytes: number;
 }
-
-/** DynamoDB's limit on the aggregate size of the items in one TransactWriteItems. */
-const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
 
 export async function executeTransactWrite(store: Store, idempotency: IdempotencyWindow, request: TransactWriteRequest): Promise<unknown> {
   const replayed = await idempotency.replay(request);
@@ -69,12 +64,6 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
   const staged: StagedWrite[] = [];
   for (const [i, write] of writes.entries()) {
     staged.push(await stageWrite(store, write, tableOf(tables, write.request), snapshot[i]));
-  }
-  const totalBytes = staged.reduce((sum, action) => sum + action.bytes, 0);
-  if (totalBytes > MAX_TRANSACTION_BYTES) {
-    throw validationException(
-      `Transaction request cannot be larger than 4 MB: the aggregate size of its items is ${totalBytes} bytes, more than ${MAX_TRANSACTION_BYTES}`,
-    );
   }
   if (staged.some((action) => action.reason.Code !== 'None')) {
     throw transactionCanceled(staged.map((action) => action.reason));
@@ -104,15 +93,18 @@ export async function executeTransactWrite(store: Store, idempotency: Idempotenc
  * refused up front (a whole-request ValidationException); a key or item that does not match the
  * schema (a key of the wrong type or missing, an index key of the wrong type) cancels the
  * transaction with a ValidationError reason at that action and None at the others, before any
- * condition is evaluated or duplicate refused.
+ * condition is evaluated or duplicate refused. Amazon stops at the first such action: a second
+ * invalid one is not reached and reports None (ScyllaDB's
+ * test_transact_write_cancellation_reasons_validationerror, checked against Amazon).
  */
 function targetKeys(writes: PlannedWrite[], tables: Map<string, TableDescription>): string[] {
   const invalid = writes.map((write) => invalidTarget(write, tableOf(tables, write.request)));
   const upFront = invalid.find((err) => err && !PER_ACTION_VALIDATION.test(errorMessage(err)));
   if (upFront) throw upFront;
-  if (invalid.some(Boolean)) {
-    const reasons = invalid.map((err): CancellationReason =>
-      err ? { Code: 'ValidationError', Message: errorMessage(err) } : { Code: 'None' },
+  const first = invalid.findIndex(Boolean);
+  if (first >= 0) {
+    const reasons = invalid.map((err, i): CancellationReason =>
+      i === first && err ? { Code: 'ValidationError', Message: errorMessage(err) } : { Code: 'None' },
     );
     throw transactionCanceled(reasons);
   }
@@ -143,27 +135,24 @@ function errorMessage(err: DynaliteError): string {
 
 async function stageWrite(store: Store, write: PlannedWrite, table: TableDescription, existing: Item | undefined): Promise<StagedWrite> {
   const capacity = emptyTableCapacity();
-  // Toward the 4 MB limit: the item a Put or Update leaves; the key of a Delete or ConditionCheck.
-  const keyBytes = sizeOf(write.request.Key);
   if (write.kind === 'ConditionCheck') {
     const failed = db.checkConditional(write.request, existing);
     capacity.table += writeUnits(sizeOf(existing));
-    return { reason: failed ? conditionFailed(write, existing) : { Code: 'None' }, operations: [], capacity, bytes: keyBytes };
+    return { reason: failed ? conditionFailed(write, existing) : { Code: 'None' }, operations: [], capacity };
   }
 
   const recorded: RecordedWrites = { operations: [], item: existing, indexWrites: [] };
   try {
     await runAction(WRITE_ACTIONS[write.kind], stagingStore(store, table, existing, recorded), write.request);
   } catch (err) {
-    return { reason: failureReason(err, write, existing), operations: [], capacity, bytes: keyBytes };
+    return { reason: failureReason(err, write, existing), operations: [], capacity };
   }
   capacity.table += writeUnits(Math.max(sizeOf(existing), sizeOf(recorded.item)));
   for (const index of recorded.indexWrites) {
     const indexes = index.indexType === 'Global' ? capacity.globalIndexes : capacity.localIndexes;
     indexes.set(index.indexName, (indexes.get(index.indexName) ?? 0) + writeUnits(sizeOf(index.item ?? existing)));
   }
-  const bytes = write.kind === 'Delete' ? keyBytes : sizeOf(recorded.item);
-  return { reason: { Code: 'None' }, operations: recorded.operations, capacity, bytes };
+  return { reason: { Code: 'None' }, operations: recorded.operations, capacity };
 }
 
 /** A failed staged action's cancellation reason; errors that are not the action's own are rethrown. */

@@ -16,6 +16,7 @@ import {
   type TableDescription,
 } from './dynalite-internals';
 import { validationException } from './errors';
+import { sizeOf } from './transaction-capacity';
 
 const TABLE_NAME = { type: 'String', notNull: true, regex: '[a-zA-Z0-9_.-]+', lengthGreaterThanOrEqual: 3, lengthLessThanOrEqual: 255 };
 const ATTRIBUTE_MAP = { type: 'Map<AttributeValue>', notNull: true, children: 'AttrStruct<ValueStruct>' };
@@ -149,8 +150,32 @@ interface CheckedTransactGet {
   ReturnConsumedCapacity?: string;
 }
 
+/**
+ * DynamoDB's 4 MB limit is on the transaction's payload, what the request carries (Puts' items,
+ * keys, expression values), not on the stored items it touches: a Delete of fifty 100 KB items is
+ * a small transaction and goes through (ScyllaDB's test_transact_write_items_delete_5MB, checked
+ * against Amazon). Its message, as DynamoDB words it (doubled prefix included).
+ */
+const MAX_TRANSACTION_PAYLOAD = 4 * 1024 * 1024;
+
+function rejectOversizedPayload(items: Record<string, unknown>[]): void {
+  let payload = 0;
+  for (const transactItem of items) {
+    for (const kind of WRITE_KINDS) {
+      const action = transactItem[kind] as ItemRequest | undefined;
+      if (!action) continue;
+      payload += sizeOf(action.Item ?? action.Key) + sizeOf(action.ExpressionAttributeValues as Item | undefined);
+    }
+  }
+  if (payload > MAX_TRANSACTION_PAYLOAD) {
+    const limit = 'Transaction payload size cannot exceed 4MB. Payload Size:';
+    throw validationException(`${limit} : ${limit} ${payload}`);
+  }
+}
+
 export function validateTransactWrite(body: unknown, store: Store): TransactWriteRequest {
   const data = checkShape<CheckedTransactWrite>(body, TRANSACT_WRITE_TYPES, store);
+  rejectOversizedPayload(data.TransactItems);
   const fingerprint = JSON.stringify({ ...data, ClientRequestToken: undefined });
   return {
     writes: data.TransactItems.map((transactItem) => planWrite(transactItem, store)),

@@ -1,13 +1,16 @@
 /**
  * TransactWriteItems limits and per-action validation, as Amazon DynamoDB answers them:
- * - "The aggregate size of the items in the transaction cannot exceed 4 MB" (API reference): a
- *   ValidationException for the whole request, nothing written.
+ * - "The aggregate size of the items in the transaction cannot exceed 4 MB" (API reference): the
+ *   limit is on the request's payload (its items, keys and values), not on the stored items it
+ *   touches; over it, a ValidationException for the whole request, nothing written. (ScyllaDB's
+ *   Alternator suite, run against Amazon: test_transact_write_items_put_5MB, _delete_5MB.)
  * - A key that does not match the schema (wrong type) is caught while the transaction runs: a
  *   TransactionCanceledException with a ValidationError reason at that action and None at the
  *   others; Put reports PutItem's "Type mismatch for key", Update/Delete/ConditionCheck "The
  *   provided key element does not match the schema". An empty-string key value is refused up front:
  *   a whole-request ValidationException. (Captured against Amazon by the dynamodb-conformance
- *   project, paritysuite/dynamodb-conformance#46 and #60.)
+ *   project, paritysuite/dynamodb-conformance#46 and #60.) Amazon stops at the first invalid
+ *   action: a second one reports None (Alternator's test_transact_write_cancellation_reasons_validationerror).
  */
 import { GetItemCommand, TransactWriteItemsCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +56,34 @@ describe('TransactWriteItems: 4 MB per transaction', () => {
     // 11 × ~390 KB = ~4.3 MB.
     const err = await rejectionOf(transact(Array.from({ length: 11 }, (_, i) => bigPut('over4mb', i))));
     expect(err.name).toBe('ValidationException');
+    expect(err.message).toMatch(/^Transaction payload size cannot exceed 4MB\. Payload Size: : .* Payload Size: 429\d{4}$/);
     expect(await get('over4mb', '0')).toBeUndefined();
+  });
+
+  it('counts what the request carries: deleting 4.3 MB of stored items in one small transaction goes through', async () => {
+    await transact(Array.from({ length: 10 }, (_, i) => bigPut('delete4mb', i)));
+    await transact([bigPut('delete4mb', 10)]);
+    await transact(Array.from({ length: 11 }, (_, i) => ({ Delete: { TableName: table, Key: key('delete4mb', String(i)) } })));
+    expect(await get('delete4mb', '0')).toBeUndefined();
+    expect(await get('delete4mb', '10')).toBeUndefined();
+  });
+
+  it("counts an Update's values: eleven updates of ~390 KB each are refused, nothing written", async () => {
+    const err = await rejectionOf(
+      transact(
+        Array.from({ length: 11 }, (_, i) => ({
+          Update: {
+            TableName: table,
+            Key: key('update4mb', String(i)),
+            UpdateExpression: 'SET v = :v',
+            ExpressionAttributeValues: { ':v': S('x'.repeat(390_000)) },
+          },
+        })),
+      ),
+    );
+    expect(err.name).toBe('ValidationException');
+    expect(err.message).toMatch(/^Transaction payload size cannot exceed 4MB/);
+    expect(await get('update4mb', '0')).toBeUndefined();
   });
 });
 
@@ -99,6 +129,21 @@ describe('TransactWriteItems: a key that does not match the schema', () => {
     expect(err.name).toBe('TransactionCanceledException');
     expect(reasonsOf(err).map((r) => r.Code)).toEqual(['ValidationError', 'None']);
     expect(await get('wrongindex', '2')).toBeUndefined();
+  });
+
+  it('reports the first invalid action only: a second one, and a false condition, are not reached (None)', async () => {
+    const err = await rejectionOf(
+      transact([
+        { Put: { TableName: table, Item: { PK: N(7), SK: S('a') } } },
+        { Put: { TableName: table, Item: { PK: N(8), SK: S('b') } } },
+        { Put: { TableName: table, Item: key('firstinvalid', 'c'), ConditionExpression: 'attribute_exists(PK)' } },
+      ]),
+    );
+    expect(err.name).toBe('TransactionCanceledException');
+    const reasons = reasonsOf(err);
+    expect(reasons.map((r) => r.Code)).toEqual(['ValidationError', 'None', 'None']);
+    expect(reasons[0]?.Message).toMatch(/Type mismatch for key/);
+    expect(reasons.slice(1).every((r) => r.Message === undefined)).toBe(true);
   });
 
   it('refuses an empty-string key value up front: a ValidationException for the request', async () => {
