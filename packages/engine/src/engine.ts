@@ -64,7 +64,7 @@ import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineRespon
 import { rejectOversizedExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
-import { addIndexUpdatesToHandlers } from './index-updates';
+import { addIndexUpdatesToHandlers, resumeIndexUpdates } from './index-updates';
 import { StaleReads, type ReadView } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
@@ -155,6 +155,8 @@ export class Engine {
   private readonly staleReads: StaleReads | undefined;
   private readonly streams: StreamLog;
   private readonly streamsHandlers: Map<string, OperationHandler>;
+  /** Settles once the index updates an earlier run left unfinished are resumed (their status changes scheduled). */
+  private readonly resumed: Promise<void>;
 
   private constructor(
     private readonly store: Store,
@@ -188,11 +190,17 @@ export class Engine {
       this.handlers.set(operation, handler);
     }
     // Index Create/Delete on dynalite's UpdateTable, before streams wraps it (index-updates.ts).
-    addIndexUpdatesToHandlers(this.handlers, store, {
+    const indexUpdates = {
       statusDelayMs: tableStatusDelayMs,
-      exclusively: (work) => this.lock.with(true, work),
-      forgetIndex: (tableName, indexName) => this.indexLag?.forgetIndex(tableName, indexName),
+      exclusively: (work: () => Promise<void>) => this.lock.with(true, work),
+      forgetIndex: (tableName: string, indexName: string) => this.indexLag?.forgetIndex(tableName, indexName),
       statusChanging: () => (this.lastTableStatusChangeAt = Date.now()),
+    };
+    addIndexUpdatesToHandlers(this.handlers, store, indexUpdates);
+    // An index left CREATING or DELETING on disk by an engine that stopped mid-update is finished first.
+    this.resumed = resumeIndexUpdates(store, indexUpdates).catch((err: unknown) => {
+      // A store that did not open (a path another process holds) is reported by whoever opens it.
+      if ((store.db as { status?: string }).status === 'open') console.error('[engine] resuming index updates failed:', err);
     });
     // After stale-reads (observers run in the order attached); records are made from every commit.
     this.streams = StreamLog.attach(store, { now: options.streamsClock ?? Date.now });
@@ -274,6 +282,7 @@ export class Engine {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.resumed;
       const statusSettlesIn = this.lastTableStatusChangeAt + this.tableStatusDelayMs + 20 - Date.now();
       if (statusSettlesIn > 0) await new Promise((resolve) => setTimeout(resolve, statusSettlesIn));
       await this.lock.acquire(true); // waits for admitted requests; never released

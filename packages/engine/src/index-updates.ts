@@ -32,6 +32,7 @@
 import { db, getTable, type Item, type Store, type TableDescription } from './dynalite-internals';
 import { DYNAMODB_ERROR, apiError, validationException } from './errors';
 import type { OperationHandler } from './operation';
+import { keyWithinLimits } from './key-limits';
 import { indexKeyPrefix, itemKeyPrefix } from './staging-store';
 
 export interface IndexUpdateOptions {
@@ -220,8 +221,11 @@ function deleteIndex(table: Table, indexName: string): void {
 }
 
 /**
- * Writes the entry of every item of the table that qualifies for the new index (its key attributes
- * present, of their defined types, not empty), as one LevelDB batch. The caller holds the lock
+ * Writes the entry of every item of the table that qualifies for the new index, as one LevelDB
+ * batch. An item that would violate the index key is skipped, as DynamoDB's backfill skips it
+ * ("Detecting and correcting index key violations"): a key attribute missing, of another type than
+ * its definition, empty, or over the key limits (2,048 bytes partition, 1,024 sort); the item stays
+ * in the table without an index entry. The caller holds the lock
  * exclusively, and has stored the description with the index, so no write comes between.
  */
 async function backfill(store: Store, table: Table, indexName: string): Promise<void> {
@@ -231,7 +235,7 @@ async function backfill(store: Store, table: Table, indexName: string): Promise<
     index.KeySchema.every(({ AttributeName }) => {
       const value = item[AttributeName]?.[types.get(AttributeName) ?? ''] as unknown;
       return typeof value === 'string' && value !== '';
-    });
+    }) && keyWithinLimits(item, index.KeySchema, table as unknown as TableDescription);
   const prefix = indexKeyPrefix('Global', table.TableName, indexName);
   const operations = [];
   for (const [, item] of await entries(store, itemKeyPrefix(table.TableName))) {
@@ -241,6 +245,49 @@ async function backfill(store: Store, table: Table, indexName: string): Promise<
     }
   }
   if (operations.length) await store.db.batch(operations);
+}
+
+/**
+ * With `path`, an engine stopped during an index's status delay (killed, or crashed between storing
+ * the description and its backfill) leaves the index CREATING or DELETING on disk, where no timer
+ * would ever finish it. On open, under the exclusive lock (taken before any request can be), each
+ * such index is finished as its request would have finished it: a CREATING one is backfilled again
+ * (idempotent: the entries of the items as they are now) and becomes ACTIVE after the delay, a
+ * DELETING one leaves the description with its entries. A table left CREATING or UPDATING by
+ * dynalite's timers becomes ACTIVE; one left DELETING stays so (its items are not removed).
+ */
+export function resumeIndexUpdates(store: Store, options: IndexUpdateOptions): Promise<void> {
+  return options.exclusively(async () => {
+    // dynalite keeps each table's description under `table~<name>` in the one LevelDB.
+    for (const [, value] of await entries(store, 'table~')) {
+      const table = value as Table;
+      const inTransition = table.GlobalSecondaryIndexes?.some((index) => IN_TRANSITION.has(index.IndexStatus ?? ''));
+      // dynalite's own CreateTable/UpdateTable timers were lost the same way: the table becomes ACTIVE after the delay.
+      if (table.TableStatus === 'CREATING' || (table.TableStatus === 'UPDATING' && !inTransition)) scheduleActive(store, options, table);
+      for (const index of table.GlobalSecondaryIndexes ?? []) {
+        if (index.IndexStatus === 'CREATING') {
+          await backfill(store, table, index.IndexName);
+          scheduleStatusChange(store, options, table, { Create: { IndexName: index.IndexName } as CreateAction });
+        } else if (index.IndexStatus === 'DELETING') {
+          scheduleStatusChange(store, options, table, { Delete: { IndexName: index.IndexName } });
+        }
+      }
+    }
+  });
+}
+
+/** After the delay, under the exclusive lock: `table` ACTIVE, unless deleted or replaced meanwhile. */
+function scheduleActive(store: Store, options: IndexUpdateOptions, stalled: Table): void {
+  options.statusChanging();
+  setTimeout(() => {
+    const change = async () => {
+      const table = (await getTable(store, stalled.TableName, false).catch(() => undefined)) as Table | undefined;
+      if (!table || table.TableId !== stalled.TableId || table.TableStatus === 'DELETING') return;
+      table.TableStatus = 'ACTIVE';
+      await putTable(store, table);
+    };
+    options.exclusively(change).catch((err: unknown) => console.error('[engine] finishing a table update failed:', err));
+  }, options.statusDelayMs);
 }
 
 /** After the delay, under the exclusive lock: the new index ACTIVE, or the deleted one gone with its entries; the table ACTIVE. */

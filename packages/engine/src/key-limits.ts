@@ -79,6 +79,13 @@ function indexKeyTooLarge(db: Db, item: Item, table: TableDescription): Dynalite
   return undefined;
 }
 
+/** Whether every key attribute of `schema` in `item` is within the key limits (2,048 bytes partition, 1,024 sort). */
+export function keyWithinLimits(item: Item, schema: KeySchema, table: TableDescription): boolean {
+  return keySizes(item, schema, table).every(
+    (size, position) => size === undefined || size <= (position === 0 ? MAX_PARTITION_KEY_BYTES : MAX_SORT_KEY_BYTES),
+  );
+}
+
 /**
  * The byte size of each key attribute of `schema` in `item` (undefined where the item lacks it,
  * holds it with another type than its AttributeDefinitions type, or it is a Number).

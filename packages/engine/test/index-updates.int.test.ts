@@ -3,7 +3,8 @@
  * indexes"): `GlobalSecondaryIndexUpdates` `Create` adds a GSI to an existing table (on an on-demand
  * table without ProvisionedThroughput), with its key attributes' AttributeDefinitions; the index is
  * CREATING with Backfilling true, the table UPDATING, until every existing item that has the index's
- * key attributes is in the index, projected as declared; then both are ACTIVE. A backfilling index
+ * key attributes is in the index, projected as declared (an item that would violate the index key,
+ * by type, emptiness or size, is skipped: "Detecting and correcting index key violations"); then both are ACTIVE. A backfilling index
  * cannot be read ("Cannot read from backfilling global secondary index: <name>"). One index can be
  * created or deleted per request and per table at a time. `Delete` makes the index DELETING, then it
  * is gone. Every engine here runs the FAITHFUL profile, GSI lag included.
@@ -12,13 +13,11 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   PutItemCommand,
-  QueryCommand,
+  ScanCommand,
   UpdateItemCommand,
   UpdateTableCommand,
-  type AttributeValue,
   type DynamoDBClient,
   type GlobalSecondaryIndexUpdate,
-  type UpdateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type EmbeddedEngine } from '../src/embedded';
@@ -37,45 +36,7 @@ import {
   waitUntilActive,
 } from './support';
 
-type Row = Record<string, AttributeValue>;
-
-/** A Create of index `name` on STATUS (S, partition) and AT (N, sort). */
-function createIndex(
-  table: string,
-  name: string,
-  projection: { ProjectionType: 'ALL' | 'KEYS_ONLY' | 'INCLUDE'; NonKeyAttributes?: string[] },
-) {
-  return {
-    TableName: table,
-    AttributeDefinitions: [
-      { AttributeName: 'STATUS', AttributeType: 'S' as const },
-      { AttributeName: 'AT', AttributeType: 'N' as const },
-    ],
-    GlobalSecondaryIndexUpdates: [
-      {
-        Create: {
-          IndexName: name,
-          KeySchema: [
-            { AttributeName: 'STATUS', KeyType: 'HASH' as const },
-            { AttributeName: 'AT', KeyType: 'RANGE' as const },
-          ],
-          Projection: projection,
-        },
-      },
-    ],
-  } satisfies UpdateTableCommandInput;
-}
-
-const byStatus = (table: string, index: string, status: string) =>
-  new QueryCommand({
-    TableName: table,
-    IndexName: index,
-    KeyConditionExpression: '#s = :s',
-    ExpressionAttributeNames: { '#s': 'STATUS' },
-    ExpressionAttributeValues: { ':s': S(status) },
-  });
-
-const order = (items: Row[] | undefined) => [...(items ?? [])].sort((a, b) => Number(a.AT?.N) - Number(b.AT?.N));
+import { byStatus, createIndex, order, type Row } from './index-support';
 
 describe('UpdateTable adds and removes GSIs on an existing table (FAITHFUL engine)', () => {
   let engine: EmbeddedEngine;
@@ -128,6 +89,8 @@ describe('UpdateTable adds and removes GSIs on an existing table (FAITHFUL engin
       { ...key('o#3', 'x'), STATUS: S('open') }, // no sort key attribute: not in the index
       { ...key('o#4', 'x'), STATUS: N(7), AT: N(4) }, // wrong type for STATUS: not in the index
       { ...key('o#5', 'x'), STATUS: S('closed'), AT: N(5) },
+      { ...key('o#6', 'x'), STATUS: S('x'.repeat(2_049)), AT: N(6) }, // over the partition key limit: not in the index
+      { ...key('o#7', 'x'), STATUS: S(''), AT: N(7) }, // empty: not in the index
     ];
     for (const Item of rows) await client.send(new PutItemCommand({ TableName: table, Item }));
 
@@ -147,6 +110,8 @@ describe('UpdateTable adds and removes GSIs on an existing table (FAITHFUL engin
       const open = await client.send(byStatus(table, name, 'open'));
       expect(order(open.Items)).toEqual([rows[0]!, rows[1]!].map(projected));
       expect((await client.send(byStatus(table, name, 'closed'))).Items).toEqual([projected(rows[4]!)]);
+      const { Items: all } = await client.send(new ScanCommand({ TableName: table, IndexName: name }));
+      expect(all?.map((item) => item.PK?.S).sort()).toEqual(['o#1', 'o#2', 'o#5']);
     }
   });
 
@@ -321,6 +286,14 @@ describe('while an index is backfilling (engine with a 300 ms status delay, FAIT
     expect(refused.status).toBe(400);
     expect(refused.body.__type).toMatch(/#ValidationException$/);
     expect(refused.body.message).toBe('Cannot read from backfilling global secondary index: ByStatus');
+
+    // A write that would violate the new index's key is refused from the Create on (Amazon documents
+    // the refusal once the backfill is done; refusing it during the backfill too never indexes it wrongly).
+    const violating = await send('PutItem', { TableName: table, Item: { ...key('w#2', 'x'), STATUS: N(2), AT: N(2) } });
+    expect(violating.body.__type).toMatch(/#ValidationException$/);
+    expect(violating.body.message).toBe(
+      'One or more parameter values were invalid: Type mismatch for Index Key STATUS Expected: S Actual: N IndexName: ByStatus',
+    );
 
     const another = await send('UpdateTable', createIndex(table, 'ByStatus2', { ProjectionType: 'ALL' }));
     expect(another.body.__type).toMatch(/#LimitExceededException$/);
