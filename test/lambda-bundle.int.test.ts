@@ -103,7 +103,7 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
     ).toEqual([]);
   });
 
-  it('holds one build of each package: the integration requires the ES build of Apollo, and hashing is node:crypto', async () => {
+  it('holds one build of each package: the integration requires the ES build of Apollo, graphql-js is ES modules only, hashing is node:crypto', async () => {
     const inputs = await bundleInputs('src/entry/lambda.ts');
     expect(inputs.filter((input) => /node_modules\/@apollo\/server\/dist\/esm\/ApolloServer\.js$/.test(input))).toHaveLength(1);
     expect(
@@ -111,6 +111,9 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
         /node_modules\/(@apollo\/server\/dist\/cjs|@graphql-tools\/[^/]+\/cjs|lru-cache\/dist\/commonjs|sha\.js)\//.test(input),
       ),
     ).toEqual([]);
+    // graphql-js as ES modules only: a deep import of a CommonJS file would make a second GraphQLError class.
+    expect(inputs.filter((input) => /node_modules\/graphql\/.*\.js$/.test(input))).toEqual([]);
+    expect(inputs.filter((input) => /node_modules\/graphql\/.*\.mjs$/.test(input)).length).toBeGreaterThan(100);
   });
 
   // The subscription resolvers' shared settings (src/hub/live.ts) stay: the schema is the same on every transport.

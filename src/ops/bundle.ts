@@ -73,6 +73,27 @@ const oneBuildPerPackage: Plugin = {
 };
 
 /**
+ * graphql-js as ES modules only. The package entry takes its `.mjs` build (`mainFields`), but a deep
+ * path (@escape.tech/graphql-armor imports `graphql/language/parser`, graphql-jit requires
+ * `graphql/execution/execute.js`) would take the CommonJS file beside it: graphql-js twice in the
+ * bundle, with two GraphQLError classes that `instanceof` tells apart. Each deep path goes to its `.mjs`.
+ */
+const graphqlAsEsm: Plugin = {
+  name: 'graphql-as-esm',
+  setup(build) {
+    build.onResolve({ filter: /^graphql\/.+/ }, async (args) => {
+      if (args.pluginData === 'graphql-as-esm') return undefined;
+      const base = args.path.replace(/\.m?js$/, '');
+      for (const candidate of [`${base}.mjs`, `${base}/index.mjs`]) {
+        const found = await build.resolve(candidate, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'graphql-as-esm' });
+        if (found.errors.length === 0) return { path: found.path };
+      }
+      return undefined;
+    });
+  },
+};
+
+/**
  * Apollo hashes every document (and the schema) with @apollo/utils.createhash, which takes
  * node:crypto through `module.require`, a function esbuild's CommonJS wrapper lacks: bundled, it
  * falls back to sha.js, a hash in JavaScript. The bundle takes node:crypto's, as the runtime has it.
@@ -102,8 +123,12 @@ export const LAMBDA_BUILD: BuildOptions = {
   platform: 'node',
   format: 'esm',
   target: 'node22',
+  // A package's ES build before its CommonJS one (esbuild's default on node is the reverse): the AWS SDK's
+  // and graphql-js's ES modules are tree-shaken to what is imported, their CommonJS files are bundled and
+  // run whole (with graphqlAsEsm: 1.34 → 1.02 MB, a cold start 189 → 131 ms, `npm run bench:cold`).
+  mainFields: ['module', 'main'],
   external: APOLLO_UNUSED,
-  plugins: [oneBuildPerPackage, nodeCryptoHash],
+  plugins: [oneBuildPerPackage, graphqlAsEsm, nodeCryptoHash],
   minify: true,
   keepNames: true,
   legalComments: 'none',
