@@ -18,7 +18,7 @@
  *
  * Beside them: auth (tokens into principals: imports nothing of src), relay (the outbox relay: model
  * and dynamo only, so Lambda bundles it without the GraphQL side), ops (seed, doctor, migrations: over
- * model and dynamo), dev (the explorer). Type-only imports count: a type cycle is still a cycle.
+ * model and dynamo; the bundles: the schema's validated SDL), dev (the explorer). Type-only imports count: a type cycle is still a cycle.
  *
  * The workspace packages (`npm run lint` cruises src and packages):
  *   packages/engine  @single-table/engine, the embedded DynamoDB: imports nothing of the product or
@@ -44,7 +44,7 @@ const ROOMS = {
   dynamo: [],
   auth: [],
   relay: ['dynamo', 'model'],
-  ops: ['boot', 'dynamo', 'model'],
+  ops: ['boot', 'dynamo', 'model', 'schema'],
   dev: ['auth', 'dynamo', 'model', 'request'],
 };
 

@@ -5,12 +5,14 @@
  * test/support/lambda.ts). The handler's behaviour in detail is test/lambda-handler.int.test.ts's.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { buildASTSchema, printSchema, type DocumentNode } from 'graphql';
+import { VALIDATED_SDL_FILE, buildSchema, validatedSdl } from '../src/schema';
 import { bundleInputs, ISO, parse, root, startLambdaTestbed, ULID, type LambdaTestbed } from './support/lambda';
 
 let bed: LambdaTestbed;
@@ -89,6 +91,13 @@ describe('the deployable bundle (the Makefile target that `sam build` runs)', ()
       expect(refused!.headers['www-authenticate']).toBe(challenge);
       expect((refused!.body as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     }
+  });
+
+  it('carries the SDL parsed and validated beside it, which the handler builds its schema from', async () => {
+    const carried = readFileSync(join(artifacts, VALIDATED_SDL_FILE), 'utf8');
+    expect(carried).toBe(validatedSdl());
+    const prebuilt = buildASTSchema(JSON.parse(carried) as DocumentNode, { assumeValidSDL: true });
+    expect(printSchema(prebuilt)).toBe(printSchema(buildSchema()));
   });
 
   it("never contains the embedded engine: it is not in the handler's import graph", async () => {

@@ -9,8 +9,9 @@
  * src/schema reads its `*.graphql` files from beside its module, so they are copied beside the bundle.
  * esbuild is a development dependency: this module loads it only when called.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import type { BuildOptions, Plugin } from 'esbuild';
+import { VALIDATED_SDL_FILE, validatedSdl } from '../schema';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,11 +21,12 @@ const WORKSPACE = /^(single-table-graphql|@single-table\/)/;
 /** esbuild's CommonJS shim for a bundled module that calls `require`. */
 const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
-/** `SCHEMA_DIR`'s SDL files beside `outfile`, where src/schema reads them. */
+/** `SCHEMA_DIR`'s SDL files beside `outfile`, where src/schema reads them, with the SDL parsed and validated (`validatedSdl`). */
 function copySchemaBeside(outfile: string): void {
   for (const file of readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.graphql'))) {
     copyFileSync(join(SCHEMA_DIR, file), join(dirname(outfile), file));
   }
+  writeFileSync(join(dirname(outfile), VALIDATED_SDL_FILE), validatedSdl());
 }
 
 export async function bundleNodeEntry(entry: string, outfile: string): Promise<string> {
