@@ -7,8 +7,8 @@
  * - Conditions (`db.checkConditional`): dynalite compares lists and maps by reference, so equal
  *   lists and maps compared unequal; and it treated two missing operands as equal. DynamoDB
  *   compares L and M by value, and a comparison (`=`, `<`, `<=`, `>`, `>=`, BETWEEN, IN) with a
- *   missing operand is false (`<>` with a missing operand is true). Filter expressions are still
- *   dynalite's (its Query/Scan call its own evaluator directly).
+ *   missing operand is false (`<>` with a missing operand is true). A Query's or Scan's
+ *   FilterExpression (`db.matchesExprFilter`, which query-table.ts calls) is evaluated the same way.
  * - The legacy `Expected` conditions (`db.checkConditional`) and `QueryFilter` (`db.matchesFilter`,
  *   which query-table.ts calls): dynalite read `{ Exists: true, Value }` as "exists" and ignored
  *   the value, so the version check DynamoDBMapper sends for optimistic locking never failed; and
@@ -50,6 +50,8 @@ export function installConditionSemantics(db: Db): void {
   };
   mutableDb.matchesFilter = (item, filter, conditionalOperator) =>
     legacyMatches(db, item, filter as Record<string, ExpectedCondition>, conditionalOperator);
+  // A FilterExpression is a condition on each item read: query-table.ts calls this export for Query and Scan.
+  mutableDb.matchesExprFilter = (item, expression) => matches(db, item, expression as ExpressionNode);
   const dynaliteUpdateIndexes = db.updateIndexes;
   mutableDb.updateIndexes = (store, table, existingItem, item, cb) => {
     const invalid = item ? emptyIndexKey(db, table, item) : undefined;

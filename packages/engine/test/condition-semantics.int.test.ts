@@ -2,11 +2,15 @@
  * Condition and write semantics as Amazon DynamoDB has them, where dynalite differed (see
  * packages/engine/src/condition-semantics.ts): equal lists and maps compare equal, a comparison with a
  * missing operand is false, an update that only removes attributes does not create a missing item,
- * and an empty string is not a valid secondary index key value. Runs against any endpoint.
+ * and an empty string is not a valid secondary index key value. A Query's or Scan's FilterExpression
+ * is a condition on each item read ("Filter expressions", the same syntax and comparisons as condition
+ * expressions), so it compares the same way. Runs against any endpoint.
  */
 import {
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type AttributeValue,
@@ -125,6 +129,59 @@ describe('a comparison with a missing operand is false', () => {
     expect(err.name).toBe('TransactionCanceledException');
     expect(err.CancellationReasons.map((r: { Code: string }) => r.Code)).toEqual(['ConditionalCheckFailed', 'None']);
     expect(await get('missing-tx', '2')).toBeUndefined();
+  });
+});
+
+describe("a Query's and a Scan's FilterExpression compare as conditions do", () => {
+  const pk = 'filter-semantics';
+  beforeAll(async () => {
+    await put({ ...key(pk, '1'), tags: list('a', 'b'), doc: { M: { k: S('v') } }, n: N(5) });
+    await put({ ...key(pk, '2'), tags: list('b', 'a'), bag: { L: [{ M: { k: S('v') } }, S('x')] } });
+    await put({ ...key(pk, '3') });
+  });
+  async function filtered(filter: string, values?: Record<string, AttributeValue>): Promise<string[]> {
+    const names = { '#pk': 'PK' };
+    const { Items } = await target.client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk',
+        FilterExpression: filter,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':pk': S(pk), ...values },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map((item) => item.SK!.S!).sort();
+  }
+
+  it('an equal list or map matches by value, a reordered list does not', async () => {
+    expect(await filtered('tags = :t', { ':t': list('a', 'b') })).toEqual(['1']);
+    expect(await filtered('doc = :d', { ':d': { M: { k: S('v') } } })).toEqual(['1']);
+    expect(await filtered('tags <> :t', { ':t': list('a', 'b') })).toEqual(['2', '3']);
+  });
+
+  it('a comparison with a missing attribute is false, and <> is true', async () => {
+    expect(await filtered('n < :v', { ':v': N(9) })).toEqual(['1']);
+    expect(await filtered('n >= :v', { ':v': N(0) })).toEqual(['1']);
+    expect(await filtered('n <> :v', { ':v': N(5) })).toEqual(['2', '3']);
+    expect(await filtered('nothing = alsoNothing')).toEqual([]);
+  });
+
+  it('contains(list, map) finds an equal element', async () => {
+    expect(await filtered('contains(bag, :m)', { ':m': { M: { k: S('v') } } })).toEqual(['2']);
+  });
+
+  it('a Scan filters the same way', async () => {
+    const { Items } = await target.client.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: '#pk = :pk AND tags = :t',
+        ExpressionAttributeNames: { '#pk': 'PK' },
+        ExpressionAttributeValues: { ':pk': S(pk), ':t': list('a', 'b') },
+        ConsistentRead: true,
+      }),
+    );
+    expect((Items ?? []).map((item) => item.SK!.S)).toEqual(['1']);
   });
 });
 
