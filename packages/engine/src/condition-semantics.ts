@@ -84,8 +84,31 @@ function matches(db: Db, item: Item, expr: ExpressionNode): boolean {
     const operand = operands[0];
     return operand != null && (value.L as AttributeValue[]).some((element) => sameValue(db, element, operand));
   }
+  // attribute_type(path, :t): of that type, `false` and `0` included (dynalite tested the value for truth).
+  if (operator === 'attribute_type') return value != null && operands[0]?.S !== undefined && Object.keys(value)[0] === operands[0].S;
+  if ((operator === 'begins_with' || operator === 'contains') && typeof operands[0]?.B === 'string') {
+    return binaryMatch(operator, value, operands[0].B);
+  }
   if (ORDERED_COMPARISONS.has(operator) && (value == null || operands.some((operand) => operand == null))) return false;
   return db.compare(operator, value, operands);
+}
+
+/**
+ * begins_with and contains with a Binary operand compare bytes. dynalite decoded both sides to
+ * UTF-8 text, where every invalid sequence is the same replacement character, so bytes that are
+ * not there matched (0x0B 0xFD "in" 0x61 0x0B 0xE6 0x14).
+ */
+function binaryMatch(operator: 'begins_with' | 'contains', value: AttributeValue | undefined, operand: string): boolean {
+  const bytes = Buffer.from(operand, 'base64');
+  if (typeof value?.B === 'string') {
+    const stored = Buffer.from(value.B, 'base64');
+    return operator === 'begins_with'
+      ? stored.subarray(0, bytes.length).equals(bytes) && stored.length >= bytes.length
+      : stored.includes(bytes);
+  }
+  if (operator === 'contains' && Array.isArray(value?.BS))
+    return (value.BS as string[]).some((element) => Buffer.from(element, 'base64').equals(bytes));
+  return false;
 }
 
 /** One attribute's legacy condition (`Expected`, `QueryFilter`), as dynalite's validation let it through. */
@@ -106,6 +129,7 @@ const LEGACY_OPERATORS: Record<string, string> = {
   BETWEEN: 'between',
   IN: 'in',
   CONTAINS: 'contains',
+  BEGINS_WITH: 'begins_with',
 };
 
 /** The legacy conditions on `item`: every one (AND, the default) or any one (OR). */
@@ -125,6 +149,8 @@ function legacyCondition(db: Db, item: Item, name: string, condition: ExpectedCo
   if (condition.Value !== undefined) return value !== undefined && sameValue(db, value, condition.Value);
   if (condition.ComparisonOperator === undefined) return value !== undefined; // Exists: true alone
   const operands = condition.AttributeValueList ?? [];
+  if (condition.ComparisonOperator === 'NOT_CONTAINS' && typeof operands[0]?.B === 'string')
+    return !binaryMatch('contains', value, operands[0].B);
   if (condition.ComparisonOperator === 'NOT_CONTAINS' && Array.isArray(value?.L))
     return !matches(db, item, { type: 'function', name: 'contains', args: [[name], ...operands] });
   const operator = LEGACY_OPERATORS[condition.ComparisonOperator];

@@ -16,12 +16,14 @@
  * position instead of once per backtrack answers the same (test/packrat-parsers.test.ts
  * compares both parsers on a corpus).
  *
+ * Installed, they carry grammar-fixes.ts's corrections to dynalite's grammar too.
  * The memoised modules are put in Node's require cache under the originals' file names before
  * dynalite's `validations/index.js` (their only importer) is loaded; installing after it was loaded
  * would leave the exponential parsers in use, so that throws.
  */
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
+import { withGrammarFixes } from './grammar-fixes';
 
 const requireDynalite = createRequire(import.meta.url);
 
@@ -105,6 +107,6 @@ export function installPackratParsers(): void {
   }
   for (const name of PARSERS) {
     const filename = parserFile(name);
-    cache[filename] = compile(filename, memoisedParserSource(readFileSync(filename, 'utf8')));
+    cache[filename] = compile(filename, memoisedParserSource(withGrammarFixes(name, readFileSync(filename, 'utf8'))));
   }
 }

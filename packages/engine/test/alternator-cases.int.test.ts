@@ -1,0 +1,139 @@
+/**
+ * Cases of ScyllaDB's Alternator suite (test/alternator in scylladb/scylladb, written and run
+ * against Amazon DynamoDB) where dynalite answered otherwise, each named by its test there; put
+ * right in grammar-fixes.ts (how expressions parse and validate) and condition-semantics.ts (how
+ * conditions evaluate). Runs against any endpoint.
+ */
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { N, S, key, setUpTarget, type TestTarget } from './support';
+
+let target: TestTarget;
+let table: string;
+
+beforeAll(async () => {
+  target = await setUpTarget('alternator');
+  table = target.tableName;
+});
+
+afterAll(async () => {
+  await target?.tearDown();
+});
+
+const list = (...values: string[]): AttributeValue => ({ L: values.map((v) => S(v)) });
+
+async function put(item: Record<string, AttributeValue>): Promise<void> {
+  await target.client.send(new PutItemCommand({ TableName: table, Item: item }));
+}
+
+/** `request` sent: 'ok', 'failed' (a failed condition) or the ValidationException's message. */
+async function outcome(request: Promise<unknown>): Promise<string> {
+  try {
+    await request;
+    return 'ok';
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return 'failed';
+    if ((err as Error).name === 'ValidationException') return (err as Error).message;
+    throw err;
+  }
+}
+
+describe('conditions', () => {
+  const bytes = (...values: number[]): AttributeValue => ({ B: Uint8Array.from(values) });
+  beforeAll(async () => {
+    await put({
+      ...key('alternator', '1'),
+      a: N(1),
+      b: N(2),
+      off: { BOOL: false },
+      bin: bytes(0x61, 0x0b, 0xe6, 0x14),
+      bins: { BS: [Uint8Array.from([0x0b, 0xe6])] },
+    });
+  });
+  /** An UpdateItem of `alternator` under `condition`. */
+  const updateIf = (condition: string, values: Record<string, AttributeValue> = {}) =>
+    outcome(
+      target.client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: key('alternator', '1'),
+          UpdateExpression: 'SET z = :z',
+          ConditionExpression: condition,
+          ExpressionAttributeValues: { ':z': N(3), ...values },
+        }),
+      ),
+    );
+
+  it('NOT applies to a NOT (test_update_condition_not)', async () => {
+    expect(await updateIf('NOT NOT NOT NOT a < b')).toBe('ok');
+    expect(await updateIf('NOT NOT a > b')).toBe('failed');
+    expect(await updateIf('NOT NOT NOT b < a')).toBe('ok');
+  });
+
+  it('refuses a list, map, set, Boolean or NULL operand of <, <=, >, >= and BETWEEN (test_update_condition_lt, _between)', async () => {
+    const operand = 'Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function:';
+    expect(await updateIf('a < :v', { ':v': list('1') })).toBe(`${operand} <, operand type: LIST`);
+    expect(await updateIf(':v <= a', { ':v': { M: {} } })).toBe(`${operand} <=, operand type: MAP`);
+    expect(await updateIf('a > :v', { ':v': { BOOL: true } })).toBe(`${operand} >, operand type: BOOL`);
+    expect(await updateIf('a >= :v', { ':v': { NS: ['1'] } })).toBe(`${operand} >=, operand type: NS`);
+    expect(await updateIf('a BETWEEN :x AND :y', { ':x': list('1'), ':y': list('2') })).toBe(`${operand} BETWEEN, operand type: LIST`);
+    expect(await updateIf('a < :v', { ':v': S('x') })).toBe('failed'); // a String is compared (and a Number is not less than it)
+  });
+
+  it('refuses the update functions in a condition as not allowed there (test_update_condition_other_funcs)', async () => {
+    for (const fn of ['if_not_exists', 'list_append']) {
+      expect(await updateIf(`${fn}(a, a) = :v`, { ':v': N(5) })).toBe(
+        `Invalid ConditionExpression: The function is not allowed to be used this way in an expression; function: ${fn}`,
+      );
+    }
+  });
+
+  it('attribute_type of a false Boolean is BOOL (test_filter_expression_attribute_type)', async () => {
+    expect(await updateIf('attribute_type(off, :t)', { ':t': S('BOOL') })).toBe('ok');
+    expect(await updateIf('attribute_type(off, :t)', { ':t': S('S') })).toBe('failed');
+  });
+
+  it('begins_with and contains compare a Binary by its bytes (test_filter_expression_bytes_contains)', async () => {
+    expect(await updateIf('contains(bin, :v)', { ':v': bytes(0x0b, 0xfd) })).toBe('failed'); // not there, though both decode to U+FFFD
+    expect(await updateIf('contains(bin, :v)', { ':v': bytes(0x0b, 0xe6) })).toBe('ok');
+    expect(await updateIf('begins_with(bin, :v)', { ':v': bytes(0x61, 0x0b, 0xfd) })).toBe('failed');
+    expect(await updateIf('begins_with(bin, :v)', { ':v': bytes(0x61, 0x0b) })).toBe('ok');
+    expect(await updateIf('contains(bins, :v)', { ':v': bytes(0x0b, 0xfd) })).toBe('failed');
+    expect(await updateIf('contains(bins, :v)', { ':v': bytes(0x0b, 0xe6) })).toBe('ok');
+  });
+});
+
+describe('names and paths', () => {
+  beforeAll(async () => {
+    await put({ ...key('names', '1'), b_c: N(2), a: { M: {} } });
+  });
+  const update = (expression: string, values?: Record<string, AttributeValue>) =>
+    outcome(
+      target.client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: key('names', '1'),
+          UpdateExpression: expression,
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      ),
+    );
+  const project = (expression: string) =>
+    outcome(target.client.send(new GetItemCommand({ TableName: table, Key: key('names', '1'), ProjectionExpression: expression })));
+
+  it('a name starts with a letter: a leading underscore is a syntax error, one inside a name is fine (test_update_expression_name_token)', async () => {
+    expect(await update('SET _123 = :v', { ':v': N(3) })).toMatch(/^Invalid UpdateExpression: Syntax error/);
+    expect(await update('SET _abc = :v', { ':v': N(3) })).toMatch(/^Invalid UpdateExpression: Syntax error/);
+    expect(await update('SET a.b = _f(b, c)')).toMatch(/^Invalid UpdateExpression: Syntax error/); // test_update_expression_unknown_function
+    expect(await project('_a')).toMatch(/^Invalid ProjectionExpression: Syntax error/);
+    expect(await update('SET b_c = :v', { ':v': N(3) })).toBe('ok');
+    expect(await project('b_c')).toBe('ok');
+  });
+
+  it('a ProjectionExpression path is at most 32 levels deep (test_projection_expression_path_nesting_levels)', async () => {
+    expect(await project(`a${'.b'.repeat(31)}`)).toBe('ok');
+    expect(await project(`a${'.b'.repeat(32)}`)).toBe(
+      'Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33',
+    );
+  });
+});
