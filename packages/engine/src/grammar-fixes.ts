@@ -19,6 +19,8 @@
  *   attribute is named through ExpressionAttributeNames.
  * - A ProjectionExpression path is at most 32 levels deep: "The document path has too many nesting
  *   levels; nesting levels: 33".
+ * - A list index is at most 2,147,483,647, in all three grammars: "List index is not within the
+ *   allowable range; index: [99999999999999]" (dynalite read it as a float and found nothing there).
  */
 /** One of dynalite's generated parsers (packrat-parsers.ts's `ParserName`). */
 type ParserName = 'conditionParser' | 'updateParser' | 'projectionParser';
@@ -56,8 +58,24 @@ const NO_LEADING_UNDERSCORE: Fix[] = [
   },
 ];
 
+/** The list index action, checked against a 32-bit index; `errorOrder` is the parser's list of error slots, first one first. */
+function listIndexInRange(errorOrder: string): Fix[] {
+  return [
+    {
+      find: `              return +(ix.join(''))`,
+      replace: `              var index = ix.join('')
+              if ((index.length > 10 || +index > 2147483647) && !errors.listIndex) {
+                errors.listIndex = 'List index is not within the allowable range; index: [' + index + ']'
+              }
+              return +index`,
+    },
+    { find: `var errorOrder = [${errorOrder}`, replace: `var errorOrder = ['listIndex', ${errorOrder}` },
+  ];
+}
+
 const CONDITION_FIXES: Fix[] = [
   ...NO_LEADING_UNDERSCORE,
+  ...listIndexInRange("'parens', "),
   {
     // NotConditionExpression = NotToken _ NotConditionExpression / ParensConditionExpression
     find: `    s1 = peg$parseNotToken();
@@ -116,6 +134,7 @@ const CONDITION_FIXES: Fix[] = [
 
 const PROJECTION_FIXES: Fix[] = [
   ...NO_LEADING_UNDERSCORE,
+  ...listIndexInRange("'reserved', 'attrNameVal', "),
   {
     find: `            var path = [head].concat(tail)
             if (path.length > 1) {`,
@@ -126,14 +145,14 @@ const PROJECTION_FIXES: Fix[] = [
             if (path.length > 1) {`,
   },
   {
-    find: `      var errorOrder = ['reserved', 'attrNameVal', 'pathOverlap', 'pathConflict']`,
-    replace: `      var errorOrder = ['reserved', 'attrNameVal', 'nesting', 'pathOverlap', 'pathConflict']`,
+    find: `'attrNameVal', 'pathOverlap', 'pathConflict']`,
+    replace: `'attrNameVal', 'nesting', 'pathOverlap', 'pathConflict']`,
   },
 ];
 
 const FIXES: Record<ParserName, Fix[]> = {
   conditionParser: CONDITION_FIXES,
-  updateParser: NO_LEADING_UNDERSCORE,
+  updateParser: [...NO_LEADING_UNDERSCORE, ...listIndexInRange("'reserved', 'unknownFunction', ")],
   projectionParser: PROJECTION_FIXES,
 };
 

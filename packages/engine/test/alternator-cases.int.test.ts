@@ -105,7 +105,7 @@ describe('conditions', () => {
 
 describe('names and paths', () => {
   beforeAll(async () => {
-    await put({ ...key('names', '1'), b_c: N(2), a: { M: {} } });
+    await put({ ...key('names', '1'), b_c: N(2), a: { M: {} }, nums: { L: [N(7), N(42)] } });
   });
   const update = (expression: string, values?: Record<string, AttributeValue>) =>
     outcome(
@@ -128,6 +128,25 @@ describe('names and paths', () => {
     expect(await project('_a')).toMatch(/^Invalid ProjectionExpression: Syntax error/);
     expect(await update('SET b_c = :v', { ':v': N(3) })).toBe('ok');
     expect(await project('b_c')).toBe('ok');
+  });
+
+  it('a list index is at most 2,147,483,647, in every expression (test_projection_expression_list_index)', async () => {
+    const range = 'List index is not within the allowable range; index:';
+    expect(await project('nums[99999999999999]')).toBe(`Invalid ProjectionExpression: ${range} [99999999999999]`);
+    expect(await project('nums[2147483647]')).toBe('ok');
+    expect(await update('SET nums[4294967295] = :v', { ':v': N(1) })).toBe(`Invalid UpdateExpression: ${range} [4294967295]`);
+    const condition = await outcome(
+      target.client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: key('names', '1'),
+          UpdateExpression: 'SET z = :v',
+          ConditionExpression: 'attribute_exists(nums[4294967295])',
+          ExpressionAttributeValues: { ':v': N(1) },
+        }),
+      ),
+    );
+    expect(condition).toBe(`Invalid ConditionExpression: ${range} [4294967295]`);
   });
 
   it('a ProjectionExpression path is at most 32 levels deep (test_projection_expression_path_nesting_levels)', async () => {
