@@ -12,6 +12,7 @@ import { withOriginalListPositions } from './update-positions';
 import { installUtf8ItemSizes } from './item-size';
 import { installUtf8QueryTable } from './query-table';
 import { installKeyLimits } from './key-limits';
+import { installLegacyEqualityTypes } from './request-checks';
 import { withRequestValidation } from './request-validation';
 import { installPackratParsers } from './packrat-parsers';
 
@@ -47,6 +48,8 @@ installPackratParsers();
 
 /** `dynalite/validations`: request type coercion and constraint checking. */
 export const validations = requireDynalite('dynalite/validations/index.js') as typeof DynaliteValidations;
+// Legacy EQ and NE take lists, maps and Booleans, as on Amazon (request-checks.ts).
+installLegacyEqualityTypes(validations as unknown as Parameters<typeof installLegacyEqualityTypes>[0]);
 
 /** The operations dynalite implements itself (its `validOperations`), each with action + validation. */
 export const DYNALITE_OPERATIONS = [

@@ -60,7 +60,7 @@ import {
 } from './dynalite-internals';
 import { ITEM_WRITE_OPERATIONS, atomicWritesStore, syncEveryWrite } from './durable-writes';
 import { assertDynaliteVersion } from './dynalite-version';
-import { CORAL_SERVICE, apiError, isApiError, toErrorResponse, type EngineResponse } from './errors';
+import { CORAL_SERVICE, apiError, isApiError, readableShape, toErrorResponse, type EngineResponse } from './errors';
 import { rejectOversizedExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
@@ -297,11 +297,12 @@ export class Engine {
     const validation = withAmazonMembers(operation, loadValidation(operation));
     const handler: OperationHandler = {
       exclusive: !READ_OPERATIONS.has(operation),
-      validate: (body) => {
-        const data = validations.checkTypes(body, validation.types);
-        validations.checkValidations(data, validation.types, validation.custom, this.store);
-        return data;
-      },
+      validate: (body) =>
+        readableShape(() => {
+          const data = validations.checkTypes(body, validation.types);
+          validations.checkValidations(data, validation.types, validation.custom, this.store);
+          return data;
+        }),
       execute: async (data) => {
         if (TABLE_STATUS_OPERATIONS.has(operation)) this.lastTableStatusChangeAt = Date.now();
         if (this.staleReads && READ_VIEWS.has(operation)) {

@@ -77,3 +77,20 @@ export function errorResponse(type: string, message?: string, extra: Record<stri
   const status = type === 'InternalServerError' ? 500 : 400;
   return { status, body: { __type: `${namespace}${type}`, message: message ?? defaultMessage, ...extra } };
 }
+
+/**
+ * Runs a request's validation; a crash inside it (a TypeError: a member of a shape it cannot read,
+ * such as a BatchWriteItem write request that is `null`, which dynalite and our checks read
+ * without looking) is a SerializationException, as coral answers a body that does not fit the
+ * operation's shape, instead of an InternalFailure (HTTP 500). Alternator's
+ * test_batch_write_item_invalid_payload.
+ */
+export function readableShape<T>(validate: () => T): T {
+  try {
+    return validate();
+  } catch (err) {
+    if (err instanceof TypeError)
+      throw apiError(`${CORAL_SERVICE}SerializationException`, "The request does not fit the operation's shape");
+    throw err;
+  }
+}

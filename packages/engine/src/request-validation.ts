@@ -22,16 +22,16 @@
  *   only INCLUDE takes them, no duplicates among them; one definition per attribute; UpdateTable's
  *   new index keys need a definition in the request's AttributeDefinitions (dynalite dropped that
  *   member unread).
+ * More, found with ScyllaDB's Alternator suite, are request-checks.ts's.
  */
 import { createRequire } from 'node:module';
 import type { OperationValidation } from 'dynalite/db/index.js';
+import { INVALID, MAX_ATTRIBUTE_NAME_BYTES, MORE_CHECKS_BEFORE, attributeNames } from './request-checks';
 
 // dynalite's validations module, required when a check runs (it is loaded by then; importing it
 // from dynalite-internals.ts would be a cycle, since that module loads this one first).
 const requireDynalite = createRequire(import.meta.url);
 
-/** Amazon's bound on attribute names: "less than 64 KB". */
-export const MAX_ATTRIBUTE_NAME_BYTES = 65535;
 /** The API's bound on key attribute names and index-projected names. */
 export const MAX_KEY_ATTRIBUTE_NAME_LENGTH = 255;
 
@@ -39,7 +39,6 @@ export const MAX_KEY_ATTRIBUTE_NAME_LENGTH = 255;
 type Data = Record<string, any>;
 type Check = (data: Data) => string | undefined;
 
-const INVALID = 'One or more parameter values were invalid: ';
 const NAME = { type: 'String', notNull: true, lengthGreaterThanOrEqual: 1, lengthLessThanOrEqual: MAX_KEY_ATTRIBUTE_NAME_LENGTH };
 const ATTRIBUTE_DEFINITIONS = {
   type: 'List',
@@ -51,7 +50,7 @@ const ATTRIBUTE_DEFINITIONS = {
 
 /** dynalite's validation of `operation` with the checks above: constraints on its types, and checks before and after its own. */
 export function withRequestValidation(operation: string, validation: OperationValidation): OperationValidation {
-  const before = CHECKS_BEFORE[operation] ?? [];
+  const before = [...(CHECKS_BEFORE[operation] ?? []), ...(MORE_CHECKS_BEFORE[operation] ?? [])];
   const after = CHECKS_AFTER[operation] ?? [];
   if (!before.length && !after.length && !TYPE_CONSTRAINTS[operation]) return validation;
   return {
@@ -140,16 +139,6 @@ function expectedOperandTypes(data: Data): string | undefined {
   );
   const validations = requireDynalite('dynalite/validations/index.js') as { validateConditions(conditions: Data): string | undefined };
   return validations.validateConditions(conditions);
-}
-
-function attributeNames(attributes: Data | undefined): string | undefined {
-  for (const name of Object.keys(attributes ?? {})) {
-    if (name === '') return `${INVALID}An attribute name may not be empty`;
-    if (Buffer.byteLength(name, 'utf8') > MAX_ATTRIBUTE_NAME_BYTES) {
-      return `${INVALID}An attribute name exceeds the maximum size limit of ${MAX_ATTRIBUTE_NAME_BYTES} bytes`;
-    }
-  }
-  return undefined;
 }
 
 function expressionNames(data: Data): string | undefined {

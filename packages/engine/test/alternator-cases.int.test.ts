@@ -4,7 +4,14 @@
  * right in grammar-fixes.ts (how expressions parse and validate) and condition-semantics.ts (how
  * conditions evaluate). Runs against any endpoint.
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { N, S, key, setUpTarget, type TestTarget } from './support';
 
@@ -154,5 +161,65 @@ describe('names and paths', () => {
     expect(await project(`a${'.b'.repeat(32)}`)).toBe(
       'Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33',
     );
+  });
+});
+
+describe('requests', () => {
+  beforeAll(async () => {
+    await put({ ...key('legacy', '1'), tags: list('a', 'b'), doc: { M: { k: S('v') } }, on: { BOOL: true } });
+    await put({ ...key('legacy', '2'), tags: list('b'), on: { BOOL: false } });
+  });
+  const send = (operation: string, body: Record<string, unknown>) =>
+    fetch(target.endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        authorization: 'AWS4-HMAC-SHA256 Credential=test/20261204/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body: JSON.stringify(body),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }));
+
+  it('legacy EQ and NE take a list, a map or a Boolean (test_query_filter_eq, _ne)', async () => {
+    const filtered = async (name: string, operator: string, value: AttributeValue) => {
+      const { Items } = await target.client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditions: { PK: { ComparisonOperator: 'EQ', AttributeValueList: [S('legacy')] } },
+          QueryFilter: { [name]: { ComparisonOperator: operator as 'EQ', AttributeValueList: [value] } },
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).map((item) => item.SK!.S).sort();
+    };
+    expect(await filtered('tags', 'EQ', list('a', 'b'))).toEqual(['1']);
+    expect(await filtered('tags', 'NE', list('a', 'b'))).toEqual(['2']);
+    expect(await filtered('doc', 'EQ', { M: { k: S('v') } })).toEqual(['1']);
+    expect(await filtered('on', 'EQ', { BOOL: false })).toEqual(['2']);
+    // Still refused for the operators that order or search values.
+    await expect(filtered('tags', 'LE', list('a'))).rejects.toThrow('ComparisonOperator LE is not valid for L AttributeValue type');
+  });
+
+  it('Scan: TotalSegments at most 1,000,000, and a Segment needs TotalSegments, Segment 0 too (test_scan_parallel_incorrect)', async () => {
+    const scan = (body: Record<string, unknown>) => outcome(target.client.send(new ScanCommand({ TableName: table, ...body })));
+    expect(await scan({ TotalSegments: 1_000_001, Segment: 0 })).toMatch(/Member must have value less than or equal to 1000000/);
+    expect(await scan({ TotalSegments: 1_000_000, Segment: 0 })).toBe('ok');
+    expect(await scan({ Segment: 0 })).toBe(
+      'The TotalSegments parameter is required but was not present in the request when Segment parameter is present',
+    );
+  });
+
+  it('BatchWriteItem: a write request that is not an object is a SerializationException, not a 500 (test_batch_write_item_invalid_payload)', async () => {
+    const answer = await send('BatchWriteItem', { RequestItems: { [table]: [null] } });
+    expect(answer.status).toBe(400);
+    expect(String(answer.body.__type)).toMatch(/#SerializationException$/);
+  });
+
+  it('AttributesToGet names are 1 to 65,535 bytes (test_limit_attribute_length_nonkey_bad, _empty)', async () => {
+    const get = (names: string[]) =>
+      outcome(target.client.send(new GetItemCommand({ TableName: table, Key: key('legacy', '1'), AttributesToGet: names })));
+    expect(await get(['x'.repeat(65_536)])).toMatch(/exceeds the maximum size limit of 65535 bytes/);
+    expect(await get([''])).toMatch(/An attribute name may not be empty/);
+    expect(await get(['x'.repeat(65_535)])).toBe('ok');
   });
 });
