@@ -4,7 +4,8 @@
  * Size: Amazon refuses any expression longer than 4 KB (4,096 bytes of UTF-8) with a
  * ValidationException "Invalid <Member>: Expression size has exceeded the maximum allowed size".
  * Nesting has no limit of its own, as on Amazon: the parsers take time linear in the expression's
- * length (packrat-parsers.ts), so 4 KB bounds a parse's cost.
+ * length (packrat-parsers.ts), so 4 KB bounds a parse's cost. What bounds nesting is the count of
+ * operators and functions, 300, checked on the parse (request-checks.ts).
  *
  * Covered: the expression members of single-item requests, Query, Scan, BatchGetItem's per-table
  * ProjectionExpression, and every TransactWriteItems / TransactGetItems action.

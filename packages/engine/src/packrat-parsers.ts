@@ -56,8 +56,9 @@ export function memoisedParserSource(source: string): string {
   }
   return `var RULE_COUNT = ${rules.length};\n${withRules.replace(PARSE_PROLOGUE, `${PARSE_PROLOGUE}\n  var peg$memo = new Map();`)}
 // Linear time still recurses once per nesting level. Every meaningful nesting 4 KB holds parses
-// (680 \`NOT (\` levels); only some 1,500+ redundant parentheses, which Amazon refuses too, exhaust
-// the stack: answered as a parse error (a ValidationException) instead of a RangeError (a 500).
+// (680 \`NOT (\` levels, then refused as too many operators); only some 1,500+ redundant
+// parentheses, which Amazon refuses too, exhaust the stack: answered as a parse error (a
+// ValidationException) instead of a RangeError (a 500).
 module.exports.memoised = true;
 module.exports.parse = function parseWithinStack(input, options) {
   try {

@@ -9,6 +9,15 @@
  * - (A request whose shape validation cannot read, a BatchWriteItem write request that is `null`,
  *   is a SerializationException: errors.ts's `readableShape`.)
  * - `AttributesToGet` names: 1 to 65,535 bytes, as every other attribute name.
+ * - A value nested deeper than DynamoDB's 32 levels (the attribute is level 1: at most 31 maps and
+ *   lists one inside another), in an item, an AttributeUpdates value or an expression value:
+ *   "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels
+ *   beyond supported limit" (captured against Amazon by the dynamodb-conformance project;
+ *   Alternator's test_exceed_nested_level_a_little). dynalite had no limit.
+ * - At most 300 operators and functions in a condition, filter or key condition: "Invalid
+ *   ConditionExpression: The expression contains too many operators; operator count: 301"
+ *   (Alternator's test_deeply_nested_expression_2 and _4). The nesting such a count allows (149
+ *   levels) parses; dynalite, and the engine before, took any number.
  * - Legacy EQ and NE (QueryFilter, ScanFilter, Expected) take a list, a map or a Boolean too
  *   (test_query_filter_eq, _ne: Amazon accepts them, though its API reference lists only scalars
  *   and sets); dynalite's `validateConditions` refused them (`installLegacyEqualityTypes`).
@@ -48,11 +57,89 @@ function attributesToGet(data: Data): string | undefined {
   return attributeNames(Object.fromEntries(names.map((name) => [name, true])));
 }
 
+/** Maps and lists one inside another in `value`, on its deepest path. */
+function containerDepth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  const { M, L } = value as { M?: Record<string, unknown>; L?: unknown[] };
+  const children = M && typeof M === 'object' ? Object.values(M) : Array.isArray(L) ? L : undefined;
+  if (!children) return 0;
+  let deepest = 0;
+  for (const child of children) deepest = Math.max(deepest, containerDepth(child));
+  return 1 + deepest;
+}
+
+/** DynamoDB's document depth: the attribute is level 1, so 31 containers inside it at most. */
+const MAX_CONTAINER_DEPTH = 31;
+
+function nestedTooDeep(values: Record<string, unknown> | undefined): string | undefined {
+  for (const value of Object.values(values ?? {})) {
+    if (containerDepth(value) > MAX_CONTAINER_DEPTH) {
+      return 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+    }
+  }
+  return undefined;
+}
+
+const expressionValuesDepth: Check = (data) => nestedTooDeep(data.ExpressionAttributeValues);
+const updatesDepth: Check = (data) =>
+  nestedTooDeep(
+    Object.fromEntries(
+      Object.entries((data.AttributeUpdates ?? {}) as Record<string, Data>).map(([name, update]) => [name, update?.Value]),
+    ),
+  );
+
+const MAX_OPERATORS = 300;
+/** The parse trees dynalite's validation leaves on a request, and the member each is parsed from. */
+const PARSED_CONDITIONS = [
+  ['_condition', 'ConditionExpression'],
+  ['_filter', 'FilterExpression'],
+  ['_keyCondition', 'KeyConditionExpression'],
+] as const;
+
+/** Operators (AND, OR, NOT, comparisons, BETWEEN, IN) and functions in a parsed condition. */
+function operatorsIn(node: unknown): number {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return 0; // a path or a value
+  const { type, args } = node as { type?: unknown; args?: unknown[] };
+  if (typeof type !== 'string' || !Array.isArray(args)) return 0;
+  return 1 + args.reduce<number>((sum, arg) => sum + operatorsIn(arg), 0);
+}
+
+const operatorCount: Check = (data) => {
+  for (const [parsed, member] of PARSED_CONDITIONS) {
+    const count = operatorsIn((data[parsed] as { expression?: unknown } | undefined)?.expression);
+    if (count > MAX_OPERATORS) return `Invalid ${member}: The expression contains too many operators; operator count: ${MAX_OPERATORS + 1}`;
+  }
+  return undefined;
+};
+
+/** Checks run after dynalite's own (on its parse), per operation. */
+export const MORE_CHECKS_AFTER: Record<string, Check[]> = {
+  PutItem: [operatorCount],
+  UpdateItem: [operatorCount],
+  DeleteItem: [operatorCount],
+  Query: [operatorCount],
+  Scan: [operatorCount],
+};
+
 /** Checks run before dynalite's own, per operation. */
 export const MORE_CHECKS_BEFORE: Record<string, Check[]> = {
-  Scan: [segments, attributesToGet],
-  Query: [attributesToGet],
+  Scan: [segments, attributesToGet, expressionValuesDepth],
+  Query: [attributesToGet, expressionValuesDepth],
   GetItem: [attributesToGet],
+  PutItem: [(data) => nestedTooDeep(data.Item), expressionValuesDepth],
+  UpdateItem: [updatesDepth, expressionValuesDepth],
+  DeleteItem: [expressionValuesDepth],
+  BatchWriteItem: [
+    (data) => {
+      for (const requests of Object.values((data.RequestItems ?? {}) as Record<string, Data[]>)) {
+        for (const request of Array.isArray(requests) ? requests : []) {
+          const message = nestedTooDeep(request?.PutRequest?.Item);
+          if (message) return message;
+        }
+      }
+      return undefined;
+    },
+  ],
 };
 
 interface Validations {

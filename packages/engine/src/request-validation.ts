@@ -26,7 +26,7 @@
  */
 import { createRequire } from 'node:module';
 import type { OperationValidation } from 'dynalite/db/index.js';
-import { INVALID, MAX_ATTRIBUTE_NAME_BYTES, MORE_CHECKS_BEFORE, attributeNames } from './request-checks';
+import { INVALID, MAX_ATTRIBUTE_NAME_BYTES, MORE_CHECKS_AFTER, MORE_CHECKS_BEFORE, attributeNames } from './request-checks';
 
 // dynalite's validations module, required when a check runs (it is loaded by then; importing it
 // from dynalite-internals.ts would be a cycle, since that module loads this one first).
@@ -51,7 +51,7 @@ const ATTRIBUTE_DEFINITIONS = {
 /** dynalite's validation of `operation` with the checks above: constraints on its types, and checks before and after its own. */
 export function withRequestValidation(operation: string, validation: OperationValidation): OperationValidation {
   const before = [...(CHECKS_BEFORE[operation] ?? []), ...(MORE_CHECKS_BEFORE[operation] ?? [])];
-  const after = CHECKS_AFTER[operation] ?? [];
+  const after = [...(CHECKS_AFTER[operation] ?? []), ...(MORE_CHECKS_AFTER[operation] ?? [])];
   if (!before.length && !after.length && !TYPE_CONSTRAINTS[operation]) return validation;
   return {
     types: TYPE_CONSTRAINTS[operation]?.(structuredClone(validation.types)) ?? validation.types,

@@ -222,4 +222,53 @@ describe('requests', () => {
     expect(await get([''])).toMatch(/An attribute name may not be empty/);
     expect(await get(['x'.repeat(65_535)])).toBe('ok');
   });
+
+  it('a value is nested at most 32 levels, the attribute being the first (test_exceed_nested_level_a_little)', async () => {
+    const deep = (levels: number): AttributeValue => {
+      let value: AttributeValue = S('leaf');
+      for (let i = 0; i < levels; i++) value = i % 2 ? { L: [value] } : { M: { n: value } };
+      return value;
+    };
+    const nesting = 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+    const putDeep = (levels: number) =>
+      outcome(target.client.send(new PutItemCommand({ TableName: table, Item: { ...key('deep', String(levels)), v: deep(levels) } })));
+    expect(await putDeep(31)).toBe('ok');
+    expect(await putDeep(32)).toBe(nesting);
+    expect(await putDeep(50)).toBe(nesting);
+    const setDeep = (levels: number) =>
+      outcome(
+        target.client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: key('deep', '31'),
+            UpdateExpression: 'SET w = :v',
+            ExpressionAttributeValues: { ':v': deep(levels) },
+          }),
+        ),
+      );
+    expect(await setDeep(31)).toBe('ok');
+    expect(await setDeep(32)).toBe(nesting);
+  });
+
+  it('a condition holds at most 300 operators and functions (test_deeply_nested_expression_2, _4)', async () => {
+    await put({ ...key('operators', '1'), a: N(1), b: N(2) });
+    const updateIf = (condition: string) =>
+      outcome(
+        target.client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: key('operators', '1'),
+            UpdateExpression: 'SET z = :z',
+            ConditionExpression: condition,
+            ExpressionAttributeValues: { ':z': N(1) },
+          }),
+        ),
+      );
+    const tooMany = 'Invalid ConditionExpression: The expression contains too many operators; operator count: 301';
+    // 149 levels: 150 comparisons and 149 ORs, 299 operators.
+    expect(await updateIf(`a<b ${'or (a<b '.repeat(149)}${')'.repeat(149)}`)).toBe('ok');
+    expect(await updateIf(`a<b ${'or (a<b '.repeat(454)}${')'.repeat(454)}`)).toBe(tooMany);
+    expect(await updateIf(`${'not '.repeat(1000)}a<b`)).toBe(tooMany);
+    expect(await updateIf(`${'not '.repeat(298)}a<b`)).toBe('ok'); // 298 NOTs and a comparison: 299
+  });
 });

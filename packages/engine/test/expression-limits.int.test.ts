@@ -223,11 +223,12 @@ describe('deeply nested expressions are parsed, as Amazon parses them', () => {
     );
   });
 
-  it('evaluates the deepest nesting 4 KB holds (680 NOTs) and answers 2,040 redundant parentheses with a ValidationException', async () => {
-    const nots = `${'NOT ('.repeat(680)}a = :v${')'.repeat(680)}`; // 680 NOTs: an even count, a = :v
+  it('counts 680 NOTs as 681 operators, over the 300 Amazon takes, and answers 2,040 redundant parentheses with a ValidationException', async () => {
+    const nots = `${'NOT ('.repeat(680)}a = :v${')'.repeat(680)}`;
     expect(Buffer.byteLength(nots)).toBeLessThanOrEqual(4096);
     await target.client.send(new PutItemCommand({ TableName: table, Item: { ...key('e', 'deep'), a: N(1) } }));
-    await put('deep', nots);
+    const tooMany = await rejectionOf(put('deep', nots));
+    expect(tooMany.message).toBe('Invalid ConditionExpression: The expression contains too many operators; operator count: 301');
     // Deeper than the engine's parser can recurse: refused (Amazon: redundant parentheses), not a 500.
     const err = await rejectionOf(put('deep', `${'('.repeat(2040)}a = :v${')'.repeat(2040)}`));
     expect(err.name).toBe('ValidationException');
