@@ -12,6 +12,7 @@ import { withOriginalListPositions } from './update-positions';
 import { installUtf8ItemSizes } from './item-size';
 import { installUtf8QueryTable } from './query-table';
 import { installKeyLimits } from './key-limits';
+import { installNumberLimits } from './number-limits';
 import { installLegacyEqualityTypes } from './request-checks';
 import { withRequestValidation } from './request-validation';
 import { installPackratParsers } from './packrat-parsers';
@@ -42,6 +43,8 @@ installUtf8QueryTable(db);
 installConditionSemantics(db);
 // Key values within DynamoDB's 2,048/1,024-byte limits, in UTF-8, for table and index keys (key-limits.ts).
 installKeyLimits(db);
+// Numbers an update computes held to DynamoDB's bounds (number-limits.ts).
+installNumberLimits(db);
 
 // Expression parsing in linear time (packrat-parsers.ts); must precede loading the validations.
 installPackratParsers();

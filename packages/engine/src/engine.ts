@@ -65,6 +65,7 @@ import { rejectOversizedExpressions } from './expression-limits';
 import { ConflictDetector, type ConflictCounts } from './conflicts';
 import { IndexLag } from './index-lag';
 import { addIndexUpdatesToHandlers, resumeIndexUpdates } from './index-updates';
+import { withoutLeadingPlus } from './number-limits';
 import { StaleReads, type ReadView } from './stale-reads';
 import { closeIteratorsWithTheirStreams, iteratorCounts, type IteratorCounts } from './iterator-closing';
 import type { OperationHandler } from './operation';
@@ -299,7 +300,7 @@ export class Engine {
       exclusive: !READ_OPERATIONS.has(operation),
       validate: (body) =>
         readableShape(() => {
-          const data = validations.checkTypes(body, validation.types);
+          const data = validations.checkTypes(withoutLeadingPlus(body), validation.types);
           validations.checkValidations(data, validation.types, validation.custom, this.store);
           return data;
         }),

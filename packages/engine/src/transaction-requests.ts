@@ -16,6 +16,7 @@ import {
   type TableDescription,
 } from './dynalite-internals';
 import { validationException } from './errors';
+import { withoutLeadingPlus } from './number-limits';
 import { sizeOf } from './transaction-capacity';
 
 const TABLE_NAME = { type: 'String', notNull: true, regex: '[a-zA-Z0-9_.-]+', lengthGreaterThanOrEqual: 3, lengthLessThanOrEqual: 255 };
@@ -134,7 +135,7 @@ export interface TransactGetRequest {
 
 /** The request as dynalite's `checkTypes` leaves it: the members `types` declares, checked. */
 function checkShape<Data>(body: unknown, types: Record<string, unknown>, store: Store): Data {
-  const data = validations.checkTypes(body, types);
+  const data = validations.checkTypes(withoutLeadingPlus(body), types);
   validations.checkValidations(data, types, undefined, store);
   return data as Data;
 }

@@ -272,3 +272,43 @@ describe('requests', () => {
     expect(await updateIf(`${'not '.repeat(298)}a<b`)).toBe('ok'); // 298 NOTs and a comparison: 299
   });
 });
+
+describe('numbers', () => {
+  const update = (expression: string, values: Record<string, AttributeValue>) =>
+    outcome(
+      target.client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: key('numbers', '1'),
+          UpdateExpression: expression,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+
+  it('the result of arithmetic is held to the bounds of every number (test_update_expression_plus_overflow, _plus_imprecise)', async () => {
+    const big = { ':x': { N: '9E+125' }, ':y': { N: '9E+125' } };
+    expect(await update('SET b = :x + :y', big)).toBe(
+      'Number overflow. Attempting to store a number with magnitude larger than supported range',
+    );
+    expect(await update('SET b = :x - :y', { ':x': { N: '9E+125' }, ':y': { N: '-9E+125' } })).toMatch(/^Number overflow/);
+    expect(await update('ADD c :x', { ':x': { N: '9E+125' } })).toBe('ok');
+    expect(await update('ADD c :x', { ':x': { N: '9E+125' } })).toMatch(/^Number overflow/);
+    expect(await update('SET d = :x - :y', { ':x': { N: '1E+50' }, ':y': N(1) })).toBe(
+      'Attempting to store more than 38 significant digits in a Number',
+    );
+    expect(await update('SET d = :x - :y', { ':x': { N: '1E-130' }, ':y': { N: '1.1E-130' } })).toMatch(/^Number underflow/);
+    expect(await update('SET e = :x + :y', { ':x': { N: '1E+37' }, ':y': N(1) })).toBe('ok'); // 38 digits
+    const { Item } = await target.client.send(new GetItemCommand({ TableName: table, Key: key('numbers', '1'), ConsistentRead: true }));
+    expect(Item?.e).toEqual({ N: `1${'0'.repeat(36)}1` });
+    expect(Item?.b).toBeUndefined();
+  });
+
+  it('a number may carry one leading plus, answered normalised (test_invalid_numbers, test_number_output_normalization)', async () => {
+    await put({ ...key('plus', '1'), a: { N: '+3' }, b: { N: '+1.5' }, c: { N: '+0' }, s: { NS: ['+2', '4'] } });
+    const { Item } = await target.client.send(new GetItemCommand({ TableName: table, Key: key('plus', '1'), ConsistentRead: true }));
+    expect([Item?.a, Item?.b, Item?.c]).toEqual([{ N: '3' }, { N: '1.5' }, { N: '0' }]);
+    expect(Item?.s?.NS?.sort()).toEqual(['2', '4']);
+    expect(await update('SET f = :v', { ':v': { N: '+-3' } })).toMatch(/cannot be converted to a numeric value/);
+  });
+});
