@@ -13,7 +13,7 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { N, S, key, setUpTarget, type TestTarget } from './support';
+import { N, S, key, list, setUpTarget, type TestTarget } from './support';
 
 let target: TestTarget;
 let table: string;
@@ -26,8 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await target?.tearDown();
 });
-
-const list = (...values: string[]): AttributeValue => ({ L: values.map((v) => S(v)) });
 
 async function put(item: Record<string, AttributeValue>): Promise<void> {
   await target.client.send(new PutItemCommand({ TableName: table, Item: item }));

@@ -16,7 +16,7 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { N, S, key, rejectionOf, setUpTarget, type TestTarget } from './support';
+import { N, S, key, list, rejectionOf, setUpTarget, type TestTarget } from './support';
 
 let target: TestTarget;
 let table: string;
@@ -29,8 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await target?.tearDown();
 });
-
-const list = (...values: string[]): AttributeValue => ({ L: values.map((v) => S(v)) });
 
 async function get(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
   const { Item } = await target.client.send(new GetItemCommand({ TableName: table, Key: key(pk, sk), ConsistentRead: true }));

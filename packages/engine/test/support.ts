@@ -143,6 +143,8 @@ export function sleep(ms: number): Promise<void> {
 /* Attribute values, spelled out: the tests speak the wire format. */
 export const S = (value: string): AttributeValue => ({ S: value });
 export const N = (value: number): AttributeValue => ({ N: String(value) });
+/** A list of Strings. */
+export const list = (...values: string[]): AttributeValue => ({ L: values.map((v) => S(v)) });
 export const key = (pk: string, sk: string): Record<string, AttributeValue> => ({ PK: S(pk), SK: S(sk) });
 
 /** The error a promise rejects with (fails the test if it resolves). */
