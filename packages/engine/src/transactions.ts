@@ -24,11 +24,15 @@
  *     atomically (its write-ahead log holds the batch as one record), so an on-disk engine killed
  *     mid-transaction holds all of it or none of it.
  *
+ * A body whose shape validation cannot read (an action that is `null`) is a SerializationException
+ * (errors.ts, `readableShape`), as for every other operation.
+ *
  * The parts: transaction-requests.ts (shapes, validation), transact-write.ts with staging-store.ts,
  * transact-get.ts, transaction-capacity.ts and idempotency-window.ts. This file only pairs each
  * operation with its lock mode for the engine's router (operation.ts).
  */
 import type { Store } from './dynalite-internals';
+import { readableShape } from './errors';
 import { IdempotencyWindow } from './idempotency-window';
 import type { OperationHandler } from './operation';
 import { executeTransactGet } from './transact-get';
@@ -40,12 +44,12 @@ export function createTransactionHandlers(store: Store): Record<'TransactWriteIt
   return {
     TransactWriteItems: {
       exclusive: true,
-      validate: (body) => validateTransactWrite(body, store),
+      validate: (body) => readableShape(() => validateTransactWrite(body, store)),
       execute: (request: TransactWriteRequest) => executeTransactWrite(store, idempotency, request),
     },
     TransactGetItems: {
       exclusive: false,
-      validate: (body) => validateTransactGet(body, store),
+      validate: (body) => readableShape(() => validateTransactGet(body, store)),
       execute: (request: TransactGetRequest) => executeTransactGet(store, request),
     },
   };

@@ -208,9 +208,19 @@ describe('requests', () => {
   });
 
   it('BatchWriteItem: a write request that is not an object is a SerializationException, not a 500 (test_batch_write_item_invalid_payload)', async () => {
-    const answer = await send('BatchWriteItem', { RequestItems: { [table]: [null] } });
-    expect(answer.status).toBe(400);
-    expect(String(answer.body.__type)).toMatch(/#SerializationException$/);
+    for (const [operation, body] of [
+      ['BatchWriteItem', { RequestItems: { [table]: [null] } }],
+      ['TransactWriteItems', { TransactItems: [null] }],
+      ['TransactGetItems', { TransactItems: [null] }],
+      ['PutItem', { TableName: table, Item: { ...key('shape', '1'), m: { M: { x: null } } } }],
+    ] as const) {
+      const answer = await send(operation, body);
+      expect([operation, answer.status, String(answer.body.__type)]).toEqual([
+        operation,
+        400,
+        expect.stringMatching(/#SerializationException$/),
+      ]);
+    }
   });
 
   it('AttributesToGet names are 1 to 65,535 bytes (test_limit_attribute_length_nonkey_bad, _empty)', async () => {
