@@ -149,6 +149,8 @@ function legacyCondition(db: Db, item: Item, name: string, condition: ExpectedCo
   if (condition.Value !== undefined) return value !== undefined && sameValue(db, value, condition.Value);
   if (condition.ComparisonOperator === undefined) return value !== undefined; // Exists: true alone
   const operands = condition.AttributeValueList ?? [];
+  // NOT_CONTAINS of a missing attribute is false, as CONTAINS is (test_update_expected_1_not_contains).
+  if (condition.ComparisonOperator === 'NOT_CONTAINS' && value === undefined) return false;
   if (condition.ComparisonOperator === 'NOT_CONTAINS' && typeof operands[0]?.B === 'string')
     return !binaryMatch('contains', value, operands[0].B);
   if (condition.ComparisonOperator === 'NOT_CONTAINS' && Array.isArray(value?.L))

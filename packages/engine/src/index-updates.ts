@@ -128,6 +128,13 @@ export function addIndexUpdatesToHandlers(handlers: Map<string, OperationHandler
 /** The checks that need only the request: one online action, alone, with a well-formed key schema. */
 function checkOnlineRequest(data: UpdateTableRequest): void {
   const updates = data.GlobalSecondaryIndexUpdates ?? [];
+  // One action per update (Alternator's test_gsi_updatetable_errors: Amazon refuses a Create and a
+  // Delete in one map, "…one…"; the wording here is ours). dynalite applied the Create, dropped the Delete.
+  if (updates.some((update) => [update.Create, update.Update, update.Delete].filter(Boolean).length > 1)) {
+    throw validationException(
+      `${INVALID}Only one of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete can be set in one update`,
+    );
+  }
   const online = updates.filter((update) => update.Create || update.Delete);
   if (!online.length) return;
   if (online.length > 1) throw limitExceeded(ONE_ONLINE_INDEX);

@@ -18,6 +18,10 @@
  *   ConditionExpression: The expression contains too many operators; operator count: 301"
  *   (Alternator's test_deeply_nested_expression_2 and _4). The nesting such a count allows (149
  *   levels) parses; dynalite, and the engine before, took any number.
+ * - `ConditionalOperator` without an `Expected` to combine (absent or empty), in the words of
+ *   AWS's own DAX client: "ConditionalOperator can only be used when Filter or Expected has two
+ *   or more elements" (test_update_expected_empty, test_conditional_operator_expected_missing;
+ *   dynalite evaluated `{}` under OR as false and under AND as true).
  * - Legacy EQ and NE (QueryFilter, ScanFilter, Expected) take a list, a map or a Boolean too
  *   (test_query_filter_eq, _ne: Amazon accepts them, though its API reference lists only scalars
  *   and sets); dynalite's `validateConditions` refused them (`installLegacyEqualityTypes`).
@@ -121,14 +125,19 @@ export const MORE_CHECKS_AFTER: Record<string, Check[]> = {
   Scan: [operatorCount],
 };
 
+const operatorWithoutExpected: Check = (data) =>
+  data.ConditionalOperator != null && Object.keys((data.Expected ?? {}) as Data).length === 0
+    ? 'ConditionalOperator can only be used when Filter or Expected has two or more elements'
+    : undefined;
+
 /** Checks run before dynalite's own, per operation. */
 export const MORE_CHECKS_BEFORE: Record<string, Check[]> = {
   Scan: [segments, attributesToGet, expressionValuesDepth],
   Query: [attributesToGet, expressionValuesDepth],
   GetItem: [attributesToGet],
-  PutItem: [(data) => nestedTooDeep(data.Item), expressionValuesDepth],
-  UpdateItem: [updatesDepth, expressionValuesDepth],
-  DeleteItem: [expressionValuesDepth],
+  PutItem: [(data) => nestedTooDeep(data.Item), expressionValuesDepth, operatorWithoutExpected],
+  UpdateItem: [updatesDepth, expressionValuesDepth, operatorWithoutExpected],
+  DeleteItem: [expressionValuesDepth, operatorWithoutExpected],
   BatchWriteItem: [
     (data) => {
       for (const requests of Object.values((data.RequestItems ?? {}) as Record<string, Data[]>)) {

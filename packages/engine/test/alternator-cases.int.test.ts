@@ -1,8 +1,9 @@
 /**
  * Cases of ScyllaDB's Alternator suite (test/alternator in scylladb/scylladb, written and run
  * against Amazon DynamoDB) where dynalite answered otherwise, each named by its test there; put
- * right in grammar-fixes.ts (how expressions parse and validate) and condition-semantics.ts (how
- * conditions evaluate). Runs against any endpoint.
+ * right in grammar-fixes.ts (how expressions parse and validate), condition-semantics.ts (how
+ * conditions evaluate), request-checks.ts and number-limits.ts (what a request may hold) and
+ * index-updates.ts. Runs against any endpoint.
  */
 import {
   GetItemCommand,
@@ -10,6 +11,7 @@ import {
   QueryCommand,
   ScanCommand,
   UpdateItemCommand,
+  UpdateTableCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -318,5 +320,46 @@ describe('numbers', () => {
     expect([Item?.a, Item?.b, Item?.c]).toEqual([{ N: '3' }, { N: '1.5' }, { N: '0' }]);
     expect(Item?.s?.NS?.sort()).toEqual(['2', '4']);
     expect(await update('SET f = :v', { ':v': { N: '+-3' } })).toMatch(/cannot be converted to a numeric value/);
+  });
+});
+
+describe('legacy Expected and online indexes', () => {
+  beforeAll(async () => {
+    await put({ ...key('expected', '1'), a: N(1) });
+  });
+  const putWith = (extra: Record<string, unknown>) =>
+    outcome(target.client.send(new PutItemCommand({ TableName: table, Item: { ...key('expected', '1'), a: N(2) }, ...extra })));
+
+  it('NOT_CONTAINS of a missing attribute is false (test_update_expected_1_not_contains)', async () => {
+    for (const value of [N(1), S('x'), { B: Uint8Array.from([1]) }]) {
+      expect(await putWith({ Expected: { missing: { ComparisonOperator: 'NOT_CONTAINS', AttributeValueList: [value] } } })).toBe('failed');
+    }
+    expect(await putWith({ Expected: { a: { ComparisonOperator: 'NOT_CONTAINS', AttributeValueList: [S('x')] } } })).toBe('ok');
+  });
+
+  it('ConditionalOperator needs an Expected to combine (test_update_expected_empty, test_conditional_operator_expected_missing)', async () => {
+    const message = 'ConditionalOperator can only be used when Filter or Expected has two or more elements';
+    for (const operator of ['OR', 'AND'] as const) {
+      expect(await putWith({ Expected: {}, ConditionalOperator: operator })).toBe(message);
+      expect(await putWith({ ConditionalOperator: operator })).toBe(message);
+    }
+  });
+
+  it('an index update holds one action (test_gsi_updatetable_errors)', async () => {
+    const refused = await outcome(
+      target.client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          AttributeDefinitions: [{ AttributeName: 'x', AttributeType: 'N' }],
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: { IndexName: 'ind', KeySchema: [{ AttributeName: 'x', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
+              Delete: { IndexName: 'xyz' },
+            },
+          ],
+        }),
+      ),
+    );
+    expect(refused).toMatch(/Only one of GlobalSecondaryIndexUpdate/);
   });
 });
