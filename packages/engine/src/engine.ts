@@ -73,6 +73,7 @@ import { ReadWriteLock } from './rw-lock';
 import { StreamLog } from './streams';
 import { createStreamsHandlers } from './streams-api';
 import { addStreamsToTableHandlers } from './streams-table';
+import { deletedTableAnswer, namingExistingTable } from './table-answers';
 import { createTransactionHandlers } from './transactions';
 import { createTimeToLiveHandlers, forgetTimeToLive } from './ttl';
 
@@ -324,6 +325,7 @@ export class Engine {
       },
     };
     if (operation === 'DeleteTable') return this.forgettingTimeToLive(handler);
+    if (operation === 'CreateTable') return namingExistingTable(handler);
     if (SINGLE_ITEM_WRITES.has(operation)) return this.returningItemOnConditionFailure(handler);
     // DescribeTimeToLive is replaced by ttl.ts's handler, registered after this one.
     return handler;
@@ -337,7 +339,7 @@ export class Engine {
         const result = await handler.execute(data);
         await forgetTimeToLive(this.store, data.TableName);
         this.indexLag?.forgetTable(data.TableName);
-        return result;
+        return deletedTableAnswer(result);
       },
     };
   }

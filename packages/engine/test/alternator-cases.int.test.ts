@@ -6,6 +6,8 @@
  * index-updates.ts. Runs against any endpoint.
  */
 import {
+  CreateTableCommand,
+  DeleteTableCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -15,7 +17,18 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { N, S, key, list, setUpTarget, type TestTarget } from './support';
+import {
+  N,
+  S,
+  key,
+  list,
+  rejectionOf,
+  setUpTarget,
+  testTableDefinition,
+  uniqueTableName,
+  waitUntilActive,
+  type TestTarget,
+} from './support';
 
 let target: TestTarget;
 let table: string;
@@ -361,5 +374,20 @@ describe('legacy Expected and online indexes', () => {
       ),
     );
     expect(refused).toMatch(/Only one of GlobalSecondaryIndexUpdate/);
+  });
+
+  it('CreateTable of an existing table says so; DeleteTable answers without the keys and dates (test_create_table_already_exists, test_delete_table_description)', async () => {
+    const name = uniqueTableName('answers');
+    await target.client.send(new CreateTableCommand(testTableDefinition(name)));
+    await waitUntilActive(target.client, name);
+    const again = await rejectionOf(target.client.send(new CreateTableCommand(testTableDefinition(name))));
+    expect([again.name, again.message]).toEqual(['ResourceInUseException', `Table already exists: ${name}`]);
+    const { TableDescription } = await target.client.send(new DeleteTableCommand({ TableName: name }));
+    expect(TableDescription?.TableName).toBe(name);
+    expect([TableDescription?.KeySchema, TableDescription?.AttributeDefinitions, TableDescription?.CreationDateTime]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
