@@ -23,8 +23,11 @@ export function typeDefs(): string[] {
  */
 export const VALIDATED_SDL_FILE = 'schema.validated.json';
 
+/** The SDL files as one text. */
+const sdlText = () => typeDefs().join('\n');
+
 export function validatedSdl(): string {
-  const document = parse(typeDefs().join('\n'), { noLocation: true });
+  const document = parse(sdlText(), { noLocation: true });
   buildASTSchema(document); // validates the SDL: the bundle is not made from one that fails
   return JSON.stringify(document);
 }
@@ -33,7 +36,7 @@ export function validatedSdl(): string {
 function sdlDocument(): { document: DocumentNode; validated: boolean } {
   const prebuilt = join(here, VALIDATED_SDL_FILE);
   if (existsSync(prebuilt)) return { document: JSON.parse(readFileSync(prebuilt, 'utf8')) as DocumentNode, validated: true };
-  return { document: parse(typeDefs().join('\n')), validated: false };
+  return { document: parse(sdlText()), validated: false };
 }
 
 /**

@@ -232,8 +232,8 @@ function deleteIndex(table: Table, indexName: string): void {
  * batch. An item that would violate the index key is skipped, as DynamoDB's backfill skips it
  * ("Detecting and correcting index key violations"): a key attribute missing, of another type than
  * its definition, empty, or over the key limits (2,048 bytes partition, 1,024 sort); the item stays
- * in the table without an index entry. The caller holds the lock
- * exclusively, and has stored the description with the index, so no write comes between.
+ * in the table without an index entry. The caller holds the lock exclusively, and has stored the
+ * description with the index, so no write comes between.
  */
 async function backfill(store: Store, table: Table, indexName: string): Promise<void> {
   const index = table.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === indexName) as GlobalIndex;
@@ -283,28 +283,39 @@ export function resumeIndexUpdates(store: Store, options: IndexUpdateOptions): P
   });
 }
 
-/** After the delay, under the exclusive lock: `table` ACTIVE, unless deleted or replaced meanwhile. */
-function scheduleActive(store: Store, options: IndexUpdateOptions, stalled: Table): void {
+/**
+ * After the engine's status delay, under the exclusive lock: `change` on the table as stored then,
+ * which is then stored; nothing if the table was deleted meanwhile, or deleted and created again.
+ */
+function scheduleTableChange(
+  store: Store,
+  options: IndexUpdateOptions,
+  scheduled: Table,
+  change: (table: Table) => Promise<void> | void,
+): void {
   options.statusChanging();
+  const apply = async () => {
+    const table = (await getTable(store, scheduled.TableName, false).catch(() => undefined)) as Table | undefined;
+    if (!table || table.TableId !== scheduled.TableId || table.TableStatus === 'DELETING') return;
+    await change(table);
+    await putTable(store, table);
+  };
   setTimeout(() => {
-    const change = async () => {
-      const table = (await getTable(store, stalled.TableName, false).catch(() => undefined)) as Table | undefined;
-      if (!table || table.TableId !== stalled.TableId || table.TableStatus === 'DELETING') return;
-      table.TableStatus = 'ACTIVE';
-      await putTable(store, table);
-    };
-    options.exclusively(change).catch((err: unknown) => console.error('[engine] finishing a table update failed:', err));
+    options.exclusively(apply).catch((err: unknown) => console.error('[engine] finishing a table update failed:', err));
   }, options.statusDelayMs);
 }
 
-/** After the delay, under the exclusive lock: the new index ACTIVE, or the deleted one gone with its entries; the table ACTIVE. */
+/** A table left CREATING or UPDATING by dynalite's lost timers: ACTIVE after the delay. */
+function scheduleActive(store: Store, options: IndexUpdateOptions, stalled: Table): void {
+  scheduleTableChange(store, options, stalled, (table) => {
+    table.TableStatus = 'ACTIVE';
+  });
+}
+
+/** After the delay: the new index ACTIVE, or the deleted one gone with its entries; the table ACTIVE once no index is in transition. */
 function scheduleStatusChange(store: Store, options: IndexUpdateOptions, updated: Table, update: IndexUpdate): void {
   const indexName = (update.Create ?? update.Delete)?.IndexName as string;
-  options.statusChanging();
-  const change = async () => {
-    const table = (await getTable(store, updated.TableName, false).catch(() => undefined)) as Table | undefined;
-    // Deleted meanwhile, or deleted and created again: nothing of this request is left to finish.
-    if (!table || table.TableId !== updated.TableId || table.TableStatus === 'DELETING') return;
+  scheduleTableChange(store, options, updated, async (table) => {
     const index = table.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === indexName);
     if (!index) return;
     if (update.Create) {
@@ -318,11 +329,7 @@ function scheduleStatusChange(store: Store, options: IndexUpdateOptions, updated
       if (keys.length) await store.db.batch(keys.map(([key]) => ({ type: 'del' as const, key })));
     }
     if (!table.GlobalSecondaryIndexes?.some((candidate) => IN_TRANSITION.has(candidate.IndexStatus ?? ''))) table.TableStatus = 'ACTIVE';
-    await putTable(store, table);
-  };
-  setTimeout(() => {
-    options.exclusively(change).catch((err: unknown) => console.error('[engine] finishing an index update failed:', err));
-  }, options.statusDelayMs);
+  });
 }
 
 /** abstract-level's range iterator, read whole (it closes itself). */

@@ -23,12 +23,11 @@
  */
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { withGrammarFixes } from './grammar-fixes';
+import { PARSERS, withGrammarFixes, type ParserName } from './grammar-fixes';
 
 const requireDynalite = createRequire(import.meta.url);
 
-const PARSERS = ['conditionParser', 'updateParser', 'projectionParser'] as const;
-export type ParserName = (typeof PARSERS)[number];
+export type { ParserName };
 
 /** A generated rule function's header: two spaces of indentation, no parameters. */
 const RULE_HEADER = /^ {2}function (peg\$parse\w+)\(\) \{$/gm;
