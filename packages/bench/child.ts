@@ -11,16 +11,28 @@
  *   table by `HEDGE=on` through the bootstrap, the baseline with the `Hedger` the same bootstrap makes);
  *   `hedge-reset` forgets what the hedger learnt, `hedge-stats` returns its counts;
  * - raw:    the raw customer-screen endpoint (raw.ts), SDK client at the proxy.
+ * With `replay` (a file of replay.ts) in the config, `single` and `raw` get DynamoDB answered from
+ * memory instead of an SDK client (`npm run bench:pipeline`, pipeline.ts).
  */
 import { join } from 'node:path';
 import pino from 'pino';
 import { startEngine } from '@single-table/engine';
-import { startServer, authenticatorFor, bootstrap, type Runtime, readConfig, type Hedger } from 'single-table-graphql';
+import {
+  startServer,
+  authenticatorFor,
+  bootstrap,
+  type Runtime,
+  readConfig,
+  readModelSettings,
+  Table,
+  type Hedger,
+} from 'single-table-graphql';
 import { serveParent, type Role } from './ipc';
 import { startLatencyProxy } from './proxy';
 import type { LatencyModel } from './rng';
 import { startMultiTableServer } from './multi-table/server';
 import { startRawServer, type RawQueryShape } from './raw';
+import { replayClient } from './replay';
 
 const role = process.argv[2] as Role;
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
@@ -32,6 +44,8 @@ const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as {
   hedge?: boolean;
   /** multi: the status index's shards (run.ts passes the configured STATUS_SHARDS, or 1 for the unsharded row). */
   statusShards?: number;
+  /** single, raw: DynamoDB answered from this recording (replay.ts), not over the network. */
+  replay?: string;
 };
 
 /** The IPC calls of a server's hedger (none when it does not hedge). */
@@ -43,6 +57,14 @@ function hedgerCalls(hedger: Hedger | undefined): Record<string, () => unknown> 
     },
     'hedge-stats': () => hedger?.stats() ?? null,
   };
+}
+
+/** The replay's stand-in for `connect`: a table over the recorded answers (nothing to close). */
+function replayed(file: string, tableName = 'app', issuerDir?: string): Runtime {
+  const doc = replayClient(file);
+  const table = new Table(tableName, doc, { writeShards: readModelSettings().statusShards });
+  const config = readConfig(issuerDir === undefined ? {} : { DEV_ISSUER_FILE: join(issuerDir, 'dev-issuer.json') });
+  return { config, doc, table, engine: undefined, endpoint: undefined, where: 'replay', ensured: undefined, close: async () => {} };
 }
 
 /**
@@ -94,7 +116,9 @@ switch (role) {
   case 'single': {
     // The dev issuer whose key file run.ts made in BENCH_ISSUER_DIR; its clients send a staff token of it.
     if (!process.env.BENCH_ISSUER_DIR) throw new Error('single needs BENCH_ISSUER_DIR (the dev issuer shared with run.ts)');
-    const runtime = await connect(config.tableName, process.env.BENCH_ISSUER_DIR);
+    const runtime = config.replay
+      ? replayed(config.replay, config.tableName, process.env.BENCH_ISSUER_DIR)
+      : await connect(config.tableName, process.env.BENCH_ISSUER_DIR);
     const server = await startServer({
       table: runtime.table,
       authenticate: await authenticatorFor(runtime.config.auth),
@@ -125,7 +149,7 @@ switch (role) {
   }
   case 'raw': {
     if (!config.rawQuery) throw new Error('raw needs rawQuery');
-    const runtime = await connect();
+    const runtime = config.replay ? replayed(config.replay) : await connect();
     const server = await startRawServer({ doc: runtime.doc, query: config.rawQuery, ordersShown: config.ordersShown ?? 20 });
     serveParent(server.url, {}, async () => {
       await server.close();

@@ -20,6 +20,25 @@ const ULID = new RegExp(`^${ULID_SHAPE}$`);
 export const EXAMPLE_ID = '01J9ZQ4K3M5N6P7R8S9T0V1W2X';
 const nextUlid = monotonicFactory();
 
+/**
+ * Orders two key strings as DynamoDB orders sort keys, by their UTF-8 bytes (code point order),
+ * without encoding them. JavaScript's `<` compares UTF-16 code units, which differs only where a
+ * surrogate (a code point above U+FFFF) meets a unit from U+E000 to U+FFFF: the surrogate's code point is the larger.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff;
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff;
+    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
 /** A new sortable id; ids are always generated server-side. */
 export function newId(): string {
   return nextUlid();

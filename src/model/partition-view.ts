@@ -11,7 +11,7 @@
 import type { Item, Table } from '../dynamo/table';
 import { GSI1 } from '../dynamo/definition';
 import { getRequest, pattern, queryRequest, sendQuery, type QueryRequest } from './declare';
-import { EXAMPLE_ID } from './keys';
+import { compareUtf8, EXAMPLE_ID } from './keys';
 import { orderKeys } from './order';
 
 /** Rows of the range itself, at most. */
@@ -57,7 +57,7 @@ function windowQueries(schema: KeySchema, args: PartitionWindowArgs): QueryReque
       }),
     ];
   // DynamoDB orders sort keys by their UTF-8 bytes; BETWEEN wants its lower end first.
-  const [low, high] = Buffer.compare(Buffer.from(args.from), Buffer.from(args.to)) <= 0 ? [args.from, args.to] : [args.to, args.from];
+  const [low, high] = compareUtf8(args.from, args.to) <= 0 ? [args.from, args.to] : [args.to, args.from];
   return [
     queryRequest({
       ...base,

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   addressKeys,
   checkAddress,
   checkEmail,
   checkId,
   checkTimestamp,
+  compareUtf8,
   customerKeys,
   DomainError,
   emailGuardKey,
@@ -87,5 +89,28 @@ describe('input validation', () => {
     const address = { label: 'home', street: 's', city: 'c', postalCode: 'p', country: 'ES' };
     expect(checkAddress(address)).toEqual(address);
     expect(codeOf(() => checkAddress({ ...address, label: 'a#b' }))).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('compareUtf8: sort keys in DynamoDB order', () => {
+  const bytes = (a: string, b: string) => Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+
+  it('orders as the UTF-8 bytes do, where UTF-16 code units disagree', () => {
+    // U+FF5E (3 UTF-8 bytes) sorts below U+1F600 (4 bytes, a surrogate pair in UTF-16): '<' says the opposite.
+    const [bmp, astral] = ['ORDER#\uff5e', 'ORDER#\u{1f600}'];
+    expect(bmp < astral).toBe(false);
+    expect(Math.sign(compareUtf8(bmp, astral))).toBe(-1);
+    expect(Math.sign(compareUtf8(astral, bmp))).toBe(1);
+    expect(compareUtf8('PROFILE', 'PROFILE#ADDRESS#a')).toBeLessThan(0);
+    expect(compareUtf8('a', 'a')).toBe(0);
+  });
+
+  it('agrees with Buffer.compare on any two strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(Math.sign(compareUtf8(a, b))).toBe(bytes(a, b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -13,6 +13,7 @@
  * more wave, only for such data.
  */
 import type { Item } from '../../dynamo/types';
+import { compareUtf8 } from '../keys';
 import type { CollectionDeclaration, CollectionMember, WindowLike } from './declaration';
 import { wants, type AnyNeed, type PlannedQuery } from './plan';
 
@@ -47,7 +48,7 @@ function bounded(
 ) {
   // Sort-key order (UTF-8 bytes, as DynamoDB compares them) whichever way the Query read, so a
   // descending and an ascending read answer, and cut, the same items.
-  const records = [...items].sort((a, b) => Buffer.compare(Buffer.from(String(a.SK)), Buffer.from(String(b.SK)))).map(member.read);
+  const records = [...items].sort((a, b) => compareUtf8(String(a.SK), String(b.SK))).map(member.read);
   if (member.order) records.sort(member.order as (a: unknown, b: unknown) => number);
   const bound = member.bound as number;
   if (records.length > bound) {
