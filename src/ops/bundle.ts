@@ -114,8 +114,8 @@ const nodeCryptoHash: Plugin = {
  * namespace object keeps all of graphql-js in the bundle (no tree shaking) and makes every graphql
  * module a lazily initialised wrapper. This checkout pins graphql 16, for which the probe always
  * answers "not 17" (it compares `version` with '17.0.0-alpha.9'): it gets an empty namespace, with
- * the same answer, and graphql-js is bundled as the static imports need it (35 KB less, a cold
- * start about 5 ms shorter, `npm run bench:cold`). The build fails if Apollo's probe changes.
+ * the same answer, and graphql-js is bundled as the static imports need it (35 KB less and about
+ * 5 ms of a cold start: docs/benchmarks.md, "Lambda"). The build fails if Apollo's probe changes.
  */
 const GRAPHQL_17_PROBE = /await import\((['"])graphql\1\)/;
 
