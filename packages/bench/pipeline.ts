@@ -110,7 +110,7 @@ try {
   }
   await live.stop();
 
-  const runs = { single: [] as number[], raw: [] as number[], rps: { single: [] as number[], raw: [] as number[] } };
+  const runs = { single: [] as number[], raw: [] as number[] };
   await load(single, single.endpoint, bodies, headers, 1); // warm-up: JIT, caches, the token verified once
   await load(raw, raw.endpoint, bodies, {}, 1);
   for (let r = 0; r < rounds; r++) {
@@ -118,8 +118,6 @@ try {
     const b = await load(raw, raw.endpoint, bodies, {}, durationSec);
     runs.single.push(a.cpuMsPerOp);
     runs.raw.push(b.cpuMsPerOp);
-    runs.rps.single.push(a.rps);
-    runs.rps.raw.push(b.rps);
     console.log(
       `round ${r + 1}: single table ${round(a.cpuMsPerOp, 4)} ms/op (${round(a.rps)} req/s), raw ${round(b.cpuMsPerOp, 4)} ms/op (${round(b.rps)} req/s)`,
     );
