@@ -2,11 +2,12 @@
  * The benchmark table of docs/benchmarks.md (linked from the README) is copied from one run: every
  * figure in it must be that run's, as `packages/bench/results.json` (written by the same `npm run bench`)
  * holds it, and the run it names (date, duration) must be that one. A page edited without a run, or
- * a run without the page, fails here.
+ * a run without the page, fails here. The README's "Measured" table is held to the same run.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DesignName, Results } from '../packages/bench/report';
+import { serverCpuPerOp } from '../packages/bench/results';
 
 const page = readFileSync(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
 const results = JSON.parse(readFileSync(new URL('../packages/bench/results.json', import.meta.url), 'utf8')) as Results;
@@ -62,5 +63,33 @@ describe('the benchmark section of docs/benchmarks.md is one run of npm run benc
         `${scenario} ${design}`,
       ).toEqual(measured.map((n) => Number(n.toFixed(3))));
     });
+  });
+});
+
+describe('the README quotes the same run', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const measured = readme.slice(readme.indexOf('## Measured'), readme.indexOf('## Documentation'));
+  const customer = results.scenarios.find((s) => s.id === 'customer')!.designs;
+  const designs: DesignName[] = ['singleTable', 'multiTable', 'raw'];
+  const row = (label: string) => {
+    const line = measured.split('\n').find((l) => l.startsWith(`| ${label}`));
+    if (!line) throw new Error(`README has no row ${label}`);
+    return line
+      .split('|')
+      .slice(2, -1)
+      .map((cell) => Number(cell.trim()));
+  };
+
+  it('names that run', () => {
+    const date = results.config.date;
+    expect(measured).toContain(`${date.slice(0, 10)} ${date.slice(11, 16)} UTC`);
+  });
+
+  it('shows its customer-screen figures, design by design', () => {
+    expect(row('DynamoDB requests')).toEqual(designs.map((d) => customer[d]!.requests));
+    expect(row('RCU')).toEqual(designs.map((d) => customer[d]!.rcu));
+    expect(row('p50 ms')).toEqual(designs.map((d) => customer[d]!.p50Ms));
+    expect(row('req/s')).toEqual(designs.map((d) => Math.round(customer[d]!.rps)));
+    expect(row('server CPU')).toEqual(designs.map((d) => serverCpuPerOp(customer[d])));
   });
 });
