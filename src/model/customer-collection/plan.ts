@@ -33,8 +33,20 @@ export interface PlannedQuery<W extends WindowLike = WindowLike> {
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 const singular = (text: string) => text.replace(/s$/, '');
 
+/** `derive(collection)`, made once per declaration: what is derived from it serves every request. */
+function oncePer<C extends object, T>(derive: (collection: C) => T): (collection: C) => T {
+  const made = new WeakMap<C, T>();
+  return (collection) => {
+    let value = made.get(collection);
+    if (value === undefined) made.set(collection, (value = derive(collection)));
+    return value;
+  };
+}
+
 /** The names of a collection's planned patterns (`customerScreen`, …), from its declaration. */
-export function patternNames(collection: CollectionDeclaration) {
+export const patternNames = oncePer(namesOf);
+
+function namesOf(collection: CollectionDeclaration) {
   const { patterns: prefix, window } = collection;
   return {
     screen: `${prefix}Screen`,
@@ -68,7 +80,11 @@ export function isRootOnly(collection: CollectionDeclaration, need: AnyNeed): bo
  * a run of the window member. Every `Limit` is the declared bound of the members it passes plus
  * the window's `first + 1`, so a read is bounded whatever the data.
  */
-export function collectionRequests<W extends WindowLike>(collection: CollectionDeclaration<string, W>) {
+export const collectionRequests = oncePer(requestsOf) as <W extends WindowLike>(
+  collection: CollectionDeclaration<string, W>,
+) => ReturnType<typeof requestsOf<W>>;
+
+function requestsOf<W extends WindowLike>(collection: CollectionDeclaration<string, W>) {
   const { head, window } = collection;
   const below = (member: CollectionMember) => collection.boundAbove(window.name) - collection.boundAbove(member.name);
   return {
