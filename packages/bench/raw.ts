@@ -24,6 +24,18 @@ export interface RawServer {
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The customer screen's one Query, as the raw endpoint sends it (and replay.ts records it). */
+export function screenQuery(query: RawQueryShape, id: string): QueryCommand {
+  return new QueryCommand({
+    TableName: query.tableName,
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': `CUSTOMER#${id}` },
+    ScanIndexForward: query.scanIndexForward,
+    Limit: query.limit,
+    ReturnConsumedCapacity: 'TOTAL',
+  });
+}
 const ADDRESS_PREFIX = 'PROFILE#ADDRESS#';
 
 export async function startRawServer(options: {
@@ -48,16 +60,7 @@ export async function startRawServer(options: {
           res.writeHead(400, { 'content-type': 'application/json' }).end('{"errors":[{"message":"bad id"}]}');
           return;
         }
-        const out = await doc.send(
-          new QueryCommand({
-            TableName: query.tableName,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': `CUSTOMER#${id}` },
-            ScanIndexForward: query.scanIndexForward,
-            Limit: query.limit,
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
+        const out = await doc.send(screenQuery(query, id));
         const items = out.Items ?? [];
         let profile: Record<string, any> | undefined;
         const addresses: Array<Record<string, any>> = [];

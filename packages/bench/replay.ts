@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { RawQueryShape } from './raw';
+import { screenQuery, type RawQueryShape } from './raw';
 
 export interface Recording {
   shape: RawQueryShape;
@@ -22,17 +22,9 @@ export interface Recording {
 export async function recordScreens(doc: DynamoDBDocumentClient, shape: RawQueryShape, ids: readonly string[], file: string) {
   const answers: Recording['answers'] = {};
   for (const id of ids) {
-    const pk = `CUSTOMER#${id}`;
-    const { $metadata: _, ...answer } = await doc.send(
-      new QueryCommand({
-        TableName: shape.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ScanIndexForward: shape.scanIndexForward,
-        Limit: shape.limit,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
+    const command = screenQuery(shape, id);
+    const pk = command.input.ExpressionAttributeValues![':pk'] as string;
+    const { $metadata: _, ...answer } = await doc.send(command);
     if (answer.LastEvaluatedKey && (answer.Count ?? 0) < shape.limit)
       throw new Error(`${pk}: a short page; not a screen replay can answer`);
     answers[pk] = answer;
